@@ -1,0 +1,82 @@
+"""The allocator interface: where a job runs.
+
+An allocator is a stateful object, one per simulation, created from the machine and the run's
+random generator. The scheduler asks :meth:`Allocator.find` where a job would go *now* (a pure
+query), then commits with :meth:`Allocator.allocate`; :meth:`Allocator.release` undoes it when the
+job ends. Allocators are registered by name (``@ALLOCATORS.register("first-fit")``) and declare
+the topologies they work on; every allocator states its complexity in :attr:`Allocator.complexity`.
+
+Property tests hold every allocator to three rules (DESIGN.md, "Allocation"): a cell is never
+booked twice, a placement holds at least the requested nodes, and release restores the state.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
+
+import numpy as np
+
+from engine.registry import Registry
+
+if TYPE_CHECKING:
+    from engine.jobs import Job
+    from engine.machines import Machine
+
+FREE = -1
+"""Cell owner value for an idle cell in :meth:`Allocator.owners`."""
+DOWN = -2
+"""Cell owner value for a failed cell."""
+RESERVED = -3
+"""Cell owner value for a cell held by an operator reservation."""
+
+
+class Placement(NamedTuple):
+    """Where one job runs.
+
+    ``cells`` are topology cells (grid nodes in row-major order, midplanes of a partition
+    machine, ...); it is empty on a count-only pool such as the flat machine. ``nodes`` is what the
+    job holds, at least its size (more when a request is rounded up to a box or a partition).
+    ``label`` is the operator-facing location (``"R00-M0"``, ``"(3,4) 4x2"``).
+    """
+
+    cells: tuple[int, ...]
+    nodes: int
+    label: str = ""
+
+
+class Allocator(ABC):
+    """Decides where jobs run on one machine; owns the occupancy of that machine."""
+
+    name: ClassVar[str] = ""
+    topologies: ClassVar[frozenset[str]] = frozenset()
+    complexity: ClassVar[str] = ""
+
+    def __init__(self, machine: Machine, rng: np.random.Generator) -> None:
+        self.machine = machine
+        self.rng = rng
+
+    @property
+    @abstractmethod
+    def free_nodes(self) -> int:
+        """Nodes that are idle and usable now."""
+
+    @abstractmethod
+    def find(self, job: Job) -> Placement | None:
+        """Where ``job`` would run now, or None if it cannot start now. Changes nothing."""
+
+    @abstractmethod
+    def allocate(self, job: Job, placement: Placement) -> None:
+        """Commit ``placement`` (a result of :meth:`find` in the current state) to ``job``."""
+
+    @abstractmethod
+    def release(self, job: Job, placement: Placement) -> None:
+        """Free what ``job`` held."""
+
+    def owners(self) -> np.ndarray:
+        """Per-cell owner (a job index, or FREE, DOWN, RESERVED); empty for count-only pools."""
+        return np.empty(0, dtype=np.int64)
+
+
+ALLOCATORS: Registry[type[Allocator]] = Registry("allocator")
+"""Every allocator, by the name ``--alloc`` accepts."""

@@ -1,0 +1,1 @@
+"""Allocators, one module per family; each registers itself in ``ALLOCATORS``."""

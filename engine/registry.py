@@ -1,0 +1,51 @@
+"""Named registries for pluggable policies (queue orders, disciplines, backfilling, allocators,
+topologies, workload generators).
+
+Policies are chosen by name from a registry, never by ``if name == ...`` chains. An unknown name
+raises :class:`~engine.errors.MeshsimError` listing the valid names, so every front end gives the
+same helpful message.
+"""
+
+from collections.abc import Callable, Iterator
+from typing import Generic, TypeVar
+
+from engine.errors import MeshsimError
+
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    """A mapping from stable names to registered objects (usually classes)."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._items: dict[str, T] = {}
+
+    def register(self, name: str) -> Callable[[T], T]:
+        """Decorator: ``@ALLOCATORS.register("first-fit")``. A name may be registered once."""
+
+        def decorate(item: T) -> T:
+            if name in self._items:
+                raise ValueError(f"{self.kind} '{name}' is registered twice")
+            self._items[name] = item
+            return item
+
+        return decorate
+
+    def get(self, name: str) -> T:
+        """The object registered under ``name``; an unknown name lists the valid ones."""
+        try:
+            return self._items[name]
+        except KeyError:
+            valid = ", ".join(self.names())
+            raise MeshsimError(f"unknown {self.kind} '{name}' (valid: {valid})") from None
+
+    def names(self) -> list[str]:
+        """Registered names in registration order (which is the order the docs list them)."""
+        return list(self._items)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
