@@ -17,9 +17,12 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import numpy as np
 
+from engine.planning import CountPlanner, Planner, Release
 from engine.registry import Registry
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from engine.jobs import Job
     from engine.machines import Machine
 
@@ -76,6 +79,19 @@ class Allocator(ABC):
     def owners(self) -> np.ndarray:
         """Per-cell owner (a job index, or FREE, DOWN, RESERVED); empty for count-only pools."""
         return np.empty(0, dtype=np.int64)
+
+    def planner(self, now: float, releases: Iterable[Release]) -> Planner:
+        """Future availability for backfilling; ``releases`` come in order of time and may be
+        read lazily. The default counts nodes, which is exact for allocators that never
+        fragment; topology-aware allocators return a planner that holds concrete placements."""
+        return CountPlanner(now, self.free_nodes, releases)
+
+    def explain(self, job: Job) -> str:
+        """Why ``job`` cannot start now, in the operator's terms."""
+        free = self.free_nodes
+        if job.size > free:
+            return f"needs {job.size} nodes, {free} free"
+        return f"needs {job.size} nodes, {free} free but no suitable placement"
 
 
 ALLOCATORS: Registry[type[Allocator]] = Registry("allocator")

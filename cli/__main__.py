@@ -1,0 +1,5 @@
+"""``python -m cli`` is ``meshsim``."""
+
+from cli.main import main
+
+main()

@@ -1,0 +1,60 @@
+"""``meshsim bench``: fixed benchmark scenarios, each in a fresh interpreter."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from cli.output import out
+from engine.bench import SCENARIOS, run_child
+
+
+def register(app: typer.Typer) -> None:
+    app.command("bench")(bench)
+
+
+def bench(
+    names: Annotated[
+        list[str] | None,
+        typer.Argument(help="Scenarios to run (default: all but the heavy ones)."),
+    ] = None,
+    heavy: Annotated[
+        bool, typer.Option("--all", help="Include heavy scenarios (1M jobs).")
+    ] = False,
+    list_only: Annotated[bool, typer.Option("--list", help="List the scenarios.")] = False,
+) -> None:
+    """Measure simulation speed and memory on fixed scenarios; compare with their targets."""
+    if list_only:
+        table = Table(title="benchmark scenarios")
+        for col in ("name", "what", "target"):
+            table.add_column(col)
+        for name in SCENARIOS.names():
+            s = SCENARIOS.get(name)
+            table.add_row(name + (" (heavy)" if s.heavy else ""), s.description, s.target)
+        out.print(table)
+        return
+    chosen = names or [n for n in SCENARIOS.names() if heavy or not SCENARIOS.get(n).heavy]
+    for name in chosen:
+        SCENARIOS.get(name)
+    table = Table(title="meshsim bench")
+    for col in ("scenario", "jobs", "wall s", "sim s", "jobs/s", "events/s", "peak MB", "target"):
+        table.add_column(col, justify="left" if col in ("scenario", "target") else "right")
+    for name in chosen:
+        with out.status(f"running {name}"):
+            r = run_child(name)
+        if "skipped" in r:
+            table.add_row(name, "-", "-", "-", "-", "-", "-", f"skipped: {r['skipped']}")
+            continue
+        table.add_row(
+            name,
+            f"{r['jobs']:,}",
+            f"{r['wall_s']:.3f}",
+            f"{r['sim_s']:.3f}",
+            f"{r['jobs_per_s']:,.0f}",
+            f"{r['events_per_s']:,.0f}",
+            f"{r['peak_rss_mb']:.0f}",
+            SCENARIOS.get(name).target,
+        )
+    out.print(table)

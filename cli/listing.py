@@ -1,0 +1,45 @@
+"""``meshsim list``: every name the command line accepts, from the registries."""
+
+from __future__ import annotations
+
+import typer
+from rich.table import Table
+
+from cli.output import out
+from engine.actions import ACTIONS
+from engine.allocation import ALLOCATORS
+from engine.generators import GENERATORS
+from engine.machines import TOPOLOGIES, bundled_machines
+from engine.scheduling.backfill import BACKFILLS
+from engine.scheduling.disciplines import DISCIPLINES
+from engine.scheduling.orders import QUEUE_ORDERS
+
+
+def register(app: typer.Typer) -> None:
+    app.command("list")(list_names)
+
+
+def list_names() -> None:
+    """List machines, queue orders, disciplines, backfilling, allocators and more."""
+    table = Table(title="names meshsim accepts", show_lines=False)
+    table.add_column("kind", style="bold")
+    table.add_column("name")
+    table.add_column("notes")
+    table.add_row(
+        "machine (--machine)", ", ".join(bundled_machines()), "or flat:N, or a .toml file"
+    )
+    for name in QUEUE_ORDERS.names():
+        table.add_row("queue order (--queue)", name, QUEUE_ORDERS.get(name).description)
+    for name in DISCIPLINES.names():
+        table.add_row("discipline (--discipline)", name, DISCIPLINES.get(name).description)
+    for name in BACKFILLS.names():
+        table.add_row("backfill (--backfill)", name, BACKFILLS.get(name).description)
+    for name in ALLOCATORS.names():
+        cls = ALLOCATORS.get(name)
+        table.add_row(
+            "allocator (--alloc)", name, f"{'/'.join(sorted(cls.topologies))}; {cls.complexity}"
+        )
+    table.add_row("topology", ", ".join(TOPOLOGIES.names()), "machine files: [machine] topology")
+    table.add_row("workload kind", ", ".join(GENERATORS.names()), "workload files: [workload] kind")
+    table.add_row("operator action", ", ".join(ACTIONS.names()), "console and scenario files")
+    out.print(table)

@@ -1,0 +1,71 @@
+"""``meshsim machines list|show|validate``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from cli.output import error_line, out
+from engine.errors import MeshsimError
+from engine.machines import bundled_machines, load_machine
+from engine.pictures import PICTURES
+
+machines_app = typer.Typer(
+    help="List, show and validate machine definitions.", no_args_is_help=True
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(machines_app, name="machines")
+
+
+@machines_app.command("list")
+def list_machines() -> None:
+    """The bundled machines (any other .toml file can be given by path)."""
+    table = Table(title="machines")
+    for col in ("name", "topology", "nodes", "default allocator", "description"):
+        table.add_column(col, justify="right" if col == "nodes" else "left")
+    for name in bundled_machines():
+        m = load_machine(name)
+        table.add_row(name, m.topology, f"{m.nodes:,}", m.default_allocator, m.description)
+    out.print(table)
+
+
+@machines_app.command("show")
+def show(
+    name: Annotated[str, typer.Argument(help="A bundled machine name, a .toml file, or flat:N.")],
+) -> None:
+    """Describe a machine and draw it."""
+    m = load_machine(name)
+    out.print(f"[bold]{m.name}[/]: {m.description}")
+    out.print(f"topology: {m.spec.describe()}")
+    out.print(f"processors per unit: {m.procs_per_unit}; default allocator: {m.default_allocator}")
+    if m.default_workload:
+        out.print(f"default workload: {m.default_workload_path()}")
+    if m.size_classes:
+        out.print(
+            "size classes: " + ", ".join(f"{c.label} ({c.low}-{c.high})" for c in m.size_classes)
+        )
+    for line in PICTURES.get(m.topology)(m):
+        out.print(line, highlight=False, markup=False)
+
+
+@machines_app.command("validate")
+def validate(
+    paths: Annotated[list[Path], typer.Argument(help="Machine .toml files to check.")],
+) -> None:
+    """Check machine files; every problem names the file and key."""
+    failed = 0
+    for path in paths:
+        try:
+            m = load_machine(str(path))
+        except MeshsimError as exc:
+            error_line(str(exc))
+            failed += 1
+        else:
+            out.print(f"ok: {path} ({m.name}, {m.spec.describe()})")
+    if failed:
+        raise typer.Exit(1)

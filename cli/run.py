@@ -1,0 +1,238 @@
+"""``meshsim run``: one headless simulation, its summary and its output files."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.output import interactive, out
+from engine.allocation import ALLOCATORS
+from engine.generators import load_workload
+from engine.machines import load_machine
+from engine.outputs import (
+    EventLogWriter,
+    RunInputs,
+    dumps,
+    result_document,
+    write_jobs_csv,
+    write_schedule_swf,
+    write_text,
+)
+from engine.policy import Policy
+from engine.scheduling.backfill import BACKFILLS
+from engine.scheduling.disciplines import DISCIPLINES
+from engine.scheduling.orders import QUEUE_ORDERS
+from engine.simulation import Simulation
+
+DEFAULT_MACHINE = "ipsc860"
+"""The machine ``meshsim run`` uses when none is given."""
+
+POLICY_PANEL = "Policy"
+OUTPUT_PANEL = "Outputs"
+
+
+def _names(registry) -> str:  # type: ignore[no-untyped-def]
+    return ", ".join(registry.names())
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run)
+
+
+def run(
+    machine: Annotated[
+        str,
+        typer.Option(help="Machine: a name from `meshsim machines list`, a .toml file, or flat:N."),
+    ] = DEFAULT_MACHINE,
+    workload: Annotated[
+        str | None,
+        typer.Option(help="SWF trace (.swf, .swf.gz) or workload .toml; default: the machine's."),
+    ] = None,
+    queue: Annotated[
+        str,
+        typer.Option(help=f"Queue order: {_names(QUEUE_ORDERS)}.", rich_help_panel=POLICY_PANEL),
+    ] = "fcfs",
+    discipline: Annotated[
+        str,
+        typer.Option(
+            help=f"Start discipline: {_names(DISCIPLINES)}.", rich_help_panel=POLICY_PANEL
+        ),
+    ] = "fcfs",
+    backfill: Annotated[
+        str, typer.Option(help=f"Backfilling: {_names(BACKFILLS)}.", rich_help_panel=POLICY_PANEL)
+    ] = "none",
+    alloc: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Allocator (default: the machine's): {_names(ALLOCATORS)}.",
+            rich_help_panel=POLICY_PANEL,
+        ),
+    ] = None,
+    window: Annotated[
+        int,
+        typer.Option(help="Window size K for --discipline window.", rich_help_panel=POLICY_PANEL),
+    ] = 240,
+    bound: Annotated[
+        int,
+        typer.Option(
+            help="Overtaking bound k for --discipline oocb.", rich_help_panel=POLICY_PANEL
+        ),
+    ] = 8,
+    rotate: Annotated[
+        bool,
+        typer.Option(help="Allow 90° rotation of requested boxes.", rich_help_panel=POLICY_PANEL),
+    ] = False,
+    migrate: Annotated[
+        bool,
+        typer.Option(
+            help="Re-pack running jobs when the head is blocked.", rich_help_panel=POLICY_PANEL
+        ),
+    ] = False,
+    procs_per_unit: Annotated[
+        int | None, typer.Option(help="Trace processors per machine unit (default: the machine's).")
+    ] = None,
+    load_factor: Annotated[
+        float, typer.Option(help="Divide the time since the first submit by F.")
+    ] = 1.0,
+    runtime_scale: Annotated[
+        float, typer.Option(help="Multiply runtimes and estimates by C.")
+    ] = 1.0,
+    seed: Annotated[
+        int, typer.Option(help="Random seed (workload generators, random policies).")
+    ] = 0,
+    lenient: Annotated[
+        bool, typer.Option(help="Skip malformed SWF lines (and report them) instead of failing.")
+    ] = False,
+    out_path: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write the result JSON here.", rich_help_panel=OUTPUT_PANEL),
+    ] = None,
+    jobs_out: Annotated[
+        Path | None,
+        typer.Option(help="Write per-job results as CSV.", rich_help_panel=OUTPUT_PANEL),
+    ] = None,
+    events_out: Annotated[
+        Path | None,
+        typer.Option(help="Write the event log as JSON lines.", rich_help_panel=OUTPUT_PANEL),
+    ] = None,
+    swf_out: Annotated[
+        Path | None,
+        typer.Option(help="Write the simulated schedule as SWF.", rich_help_panel=OUTPUT_PANEL),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+) -> None:
+    """Simulate a workload on a machine and report waiting, slowdown and capacity metrics."""
+    if procs_per_unit is not None and procs_per_unit < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--procs-per-unit")
+    the_machine = load_machine(machine)
+    jobs = load_workload(
+        workload, the_machine, seed=seed, lenient=lenient, procs_per_unit=procs_per_unit
+    ).scaled(load_factor=load_factor, runtime_scale=runtime_scale)
+    policy = Policy(
+        queue=queue,
+        discipline=discipline,
+        backfill=backfill,
+        allocator=alloc,
+        window=window,
+        bound=bound,
+        rotate=rotate,
+        migrate=migrate,
+    )
+    log_file = events_out.open("w", encoding="utf-8") if events_out else None
+    try:
+        sim = Simulation(
+            the_machine,
+            jobs,
+            policy,
+            seed,
+            log=EventLogWriter(log_file) if log_file else None,
+        )
+        _drive(sim, show_progress=not quiet and interactive() and len(jobs) >= 20000)
+    finally:
+        if log_file:
+            log_file.close()
+    inputs = RunInputs(
+        machine=machine,
+        workload=workload or str(the_machine.default_workload_path()),
+        seed=seed,
+        load_factor=load_factor,
+        runtime_scale=runtime_scale,
+        procs_per_unit=procs_per_unit,
+    )
+    document = result_document(sim, inputs)
+    if out_path:
+        write_text(out_path, dumps(document))
+    if jobs_out:
+        write_jobs_csv(sim, jobs_out)
+    if swf_out:
+        write_schedule_swf(sim, swf_out)
+    if not quiet:
+        _print_summary(document)
+
+
+def _drive(sim: Simulation, *, show_progress: bool) -> None:
+    """Run to the end, with a progress bar over simulated time on a terminal."""
+    if not show_progress:
+        sim.run()
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    w = sim.workload
+    first = float(w.submit[0])
+    last = float((w.submit + w.runtime).max())
+    span = max(last - first, 1.0)
+    columns = (TextColumn("simulating"), BarColumn(), TextColumn("{task.fields[jobs]}"))
+    with Progress(*columns, TimeRemainingColumn(), transient=True) as progress:
+        task = progress.add_task("run", total=span, jobs="")
+        while not sim.done:
+            sim.run(max_events=50_000)
+            now = sim.now if math.isfinite(sim.now) else last
+            progress.update(task, completed=min(now - first, span), jobs=f"event {sim.events}")
+
+
+def _print_summary(document: dict) -> None:
+    from rich.table import Table
+
+    inputs = document["inputs"]
+    m = document["metrics"]
+    policy = inputs["policy"]
+    title = (
+        f"{inputs['machine']} · {Path(str(inputs['workload'])).name} · "
+        f"{policy['queue']}/{policy['discipline']}+{policy['backfill']}"
+    )
+    table = Table(title=title, show_header=True, header_style="bold")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    rows = [
+        ("jobs", f"{m['jobs']:,}"),
+        ("avg wait", _duration(m["avg_wait_s"])),
+        ("max wait", _duration(m["max_wait_s"])),
+        ("avg response", _duration(m["avg_response_s"])),
+        ("avg bounded slowdown", f"{m['avg_bsld']:.2f}"),
+        ("utilization", f"{m['utilization']:.1%}"),
+        ("allocated utilization", f"{m['allocated_utilization']:.1%}"),
+        ("unused capacity", f"{m['unused_capacity']:.1%}"),
+        ("lost capacity", f"{m['lost_capacity']:.1%}"),
+        ("loss of capacity (LoC)", f"{m['loss_of_capacity']:.3f}"),
+        ("makespan", _duration(m["makespan_s"])),
+    ]
+    for name, value in rows:
+        table.add_row(name, value)
+    out.print(table)
+    skipped = {k: v for k, v in document["skipped"].items() if v}
+    if skipped:
+        text = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in skipped.items())
+        out.print(f"skipped jobs: {text}")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} d"

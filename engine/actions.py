@@ -1,0 +1,126 @@
+"""Operator actions: events in the same calendar as jobs, recorded in the run's action log.
+
+A run is fully defined by its inputs plus its action log (DESIGN.md, "Operator actions"), so a
+scenario can be saved, replayed to any event, stepped back and forked. Every action is a frozen
+dataclass with the simulated ``time`` it takes effect; :func:`action_from_dict` reads the form
+:meth:`Action.as_dict` writes.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, fields
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from engine.errors import MeshsimError
+from engine.registry import Registry
+
+if TYPE_CHECKING:
+    from engine.simulation import Simulation
+
+ACTIONS: Registry[type[Action]] = Registry("action")
+
+
+@dataclass(frozen=True)
+class Action(ABC):
+    """Something an operator does at simulated time ``time``."""
+
+    kind: ClassVar[str] = ""
+    time: float
+
+    @abstractmethod
+    def execute(self, sim: Simulation) -> str:
+        """Carry the action out on ``sim``; return a one-line description for the event log."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"action": self.kind, **asdict(self)}
+
+
+def action_from_dict(data: dict[str, Any], source: str = "scenario") -> Action:
+    """An action from its dict form; errors name the source and the bad key."""
+    data = dict(data)
+    kind = data.pop("action", None)
+    if not isinstance(kind, str):
+        raise MeshsimError(f"{source}: action without an 'action' name")
+    cls = ACTIONS.get(kind)
+    names = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise MeshsimError(f"{source}: action '{kind}' has unknown key '{unknown[0]}'")
+    try:
+        return cls(**data)
+    except TypeError as exc:
+        raise MeshsimError(f"{source}: action '{kind}': {exc}") from None
+
+
+@ACTIONS.register("submit")
+@dataclass(frozen=True)
+class Submit(Action):
+    """Submit a new job now: ``size`` nodes for ``runtime`` seconds (estimate defaults to it)."""
+
+    kind: ClassVar[str] = "submit"
+    size: int = 1
+    runtime: float = 0.0
+    estimate: float = -1.0
+    user: int = -1
+    queue: int = -1
+
+    def execute(self, sim: Simulation) -> str:
+        job = sim.submit_job(self.size, self.runtime, self.estimate, self.user, self.queue)
+        return f"submitted job {job.job_id} ({job.size} nodes)"
+
+
+@ACTIONS.register("hold")
+@dataclass(frozen=True)
+class Hold(Action):
+    """Take a waiting job out of the queue until released."""
+
+    kind: ClassVar[str] = "hold"
+    job_id: int = -1
+
+    def execute(self, sim: Simulation) -> str:
+        sim.hold_job(self.job_id)
+        return f"held job {self.job_id}"
+
+
+@ACTIONS.register("release")
+@dataclass(frozen=True)
+class ReleaseHold(Action):
+    """Put a held job back in the queue (at its original priority)."""
+
+    kind: ClassVar[str] = "release"
+    job_id: int = -1
+
+    def execute(self, sim: Simulation) -> str:
+        sim.release_job(self.job_id)
+        return f"released job {self.job_id}"
+
+
+@ACTIONS.register("cancel")
+@dataclass(frozen=True)
+class Cancel(Action):
+    """Cancel a waiting, held or running job."""
+
+    kind: ClassVar[str] = "cancel"
+    job_id: int = -1
+
+    def execute(self, sim: Simulation) -> str:
+        sim.cancel_job(self.job_id)
+        return f"cancelled job {self.job_id}"
+
+
+@ACTIONS.register("set-policy")
+@dataclass(frozen=True)
+class SetPolicy(Action):
+    """Change the queue order, discipline, backfilling or allocator from now on."""
+
+    kind: ClassVar[str] = "set-policy"
+    queue: str | None = None
+    discipline: str | None = None
+    backfill: str | None = None
+    allocator: str | None = None
+
+    def execute(self, sim: Simulation) -> str:
+        changes = {k: v for k, v in asdict(self).items() if k != "time" and v is not None}
+        sim.change_policy(**changes)
+        return "policy " + ", ".join(f"{k}={v}" for k, v in changes.items())

@@ -1,0 +1,167 @@
+"""Benchmark scenarios for ``meshsim bench``. Each runs in a fresh interpreter
+(``python -m engine.bench NAME``) so start-up cost and peak memory are its own; the child prints
+one JSON object with its measurements.
+
+Figures reported: wall seconds end to end (interpreter start-up included, for the trace replay
+scenario measured around a real ``meshsim run`` process), seconds spent in the simulation loop,
+jobs and events per second of simulation, and peak resident memory.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.registry import Registry
+
+NASA_TRACE = (
+    Path(__file__).resolve().parents[2] / "shared" / "traces" / "NASA-iPSC-1993-3.1-cln.swf"
+)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A named benchmark: what it runs, and the target it is held to."""
+
+    name: str
+    description: str
+    target: str
+    run: Callable[[], dict[str, Any]]
+    heavy: bool = False
+
+
+SCENARIOS: Registry[Scenario] = Registry("benchmark")
+
+
+def scenario(name: str, description: str, target: str, *, heavy: bool = False):  # type: ignore[no-untyped-def]
+    """Register a benchmark function under ``name``."""
+
+    def decorate(fn: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
+        SCENARIOS.register(name)(Scenario(name, description, target, fn, heavy))
+        return fn
+
+    return decorate
+
+
+def simulate(machine_name: str, workload: Any, **policy: Any) -> dict[str, Any]:
+    """Run one simulation in this process and time the simulation loop alone."""
+    import engine.catalog  # noqa: F401
+    from engine.machines import load_machine
+    from engine.policy import Policy
+    from engine.simulation import Simulation
+
+    machine = load_machine(machine_name)
+    jobs = workload(machine) if callable(workload) else workload
+    sim = Simulation(machine, jobs, Policy(**policy))
+    t0 = time.perf_counter()
+    sim.run()
+    elapsed = time.perf_counter() - t0
+    metrics = sim.results().metrics
+    return {
+        "jobs": len(jobs),
+        "events": sim.events,
+        "sim_s": elapsed,
+        "jobs_per_s": len(jobs) / elapsed,
+        "events_per_s": sim.events / elapsed,
+        "utilization": metrics["utilization"],
+    }
+
+
+@scenario(
+    "nasa-easy",
+    "NASA iPSC/860 trace (18,239 jobs) on flat:128, FCFS + EASY",
+    "< 0.5 s end to end, interpreter start-up included",
+)
+def nasa_easy() -> dict[str, Any]:
+    if not NASA_TRACE.exists():
+        return {"skipped": f"{NASA_TRACE} is absent"}
+    command = [
+        sys.executable,
+        "-m",
+        "cli",
+        "run",
+        "--machine",
+        "flat:128",
+        "--workload",
+        str(NASA_TRACE),
+        "--backfill",
+        "easy",
+        "--quiet",
+    ]
+    walls = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        subprocess.run(command, check=True)
+        walls.append(time.perf_counter() - t0)
+    from engine.generators import load_workload
+    from engine.machines import load_machine
+
+    workload = load_workload(str(NASA_TRACE), load_machine("flat:128"))
+    result = simulate("flat:128", workload, backfill="easy")
+    result["wall_s"] = min(walls)
+    result["wall_s_median"] = sorted(walls)[len(walls) // 2]
+    return result
+
+
+def _flat_workload(n: int) -> Callable[[Any], Any]:
+    def make(machine: Any) -> Any:
+        from engine.seeding import Stream, generator
+        from engine.workloads.synthetic_flat import flat_poisson_columns
+
+        rng = generator(2024, Stream.WORKLOAD)
+        return flat_poisson_columns(
+            rng, machine.nodes, n, 0.7, machine.nodes, 0.25, 900.0, 1.5, 43200.0, 3.0, 100
+        )
+
+    return make
+
+
+@scenario(
+    "flat-200k",
+    "200,000 synthetic jobs (flat-poisson, load 0.7) on flat:1024, FCFS + EASY",
+    ">= 100,000 jobs/s of simulation",
+)
+def flat_200k() -> dict[str, Any]:
+    t0 = time.perf_counter()
+    result = simulate("flat:1024", _flat_workload(200_000), backfill="easy")
+    result["wall_s"] = time.perf_counter() - t0
+    return result
+
+
+@scenario(
+    "flat-1m",
+    "1,000,000 synthetic jobs (flat-poisson, load 0.7) on flat:1024, FCFS + EASY",
+    "completes within 1 GB of resident memory",
+    heavy=True,
+)
+def flat_1m() -> dict[str, Any]:
+    t0 = time.perf_counter()
+    result = simulate("flat:1024", _flat_workload(1_000_000), backfill="easy")
+    result["wall_s"] = time.perf_counter() - t0
+    return result
+
+
+def run_child(name: str) -> dict[str, Any]:
+    """Run scenario ``name`` in a fresh interpreter and return its measurements."""
+    done = subprocess.run(
+        [sys.executable, "-m", "engine.bench", name], check=True, capture_output=True, text=True
+    )
+    return json.loads(done.stdout)
+
+
+def main(argv: list[str]) -> None:
+    """Child entry point: run one scenario and print its JSON."""
+    result = SCENARIOS.get(argv[0]).run()
+    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

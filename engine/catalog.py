@@ -1,0 +1,13 @@
+"""Imports every module that registers something, so every registry is complete.
+
+Front ends import this once; the registries then list every topology, allocator, queue order,
+discipline, backfilling policy, action and workload generator by the names the CLI accepts.
+"""
+
+import engine.actions
+import engine.allocators.flat
+import engine.grid
+import engine.scheduling.backfill
+import engine.scheduling.disciplines
+import engine.scheduling.orders
+import engine.workloads.synthetic_flat  # noqa: F401

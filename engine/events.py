@@ -1,0 +1,90 @@
+"""The event calendar and the records of what happened.
+
+The calendar is a SimPy :class:`simpy.Environment`. Events carry an integer priority that encodes
+DESIGN.md's order at one instant: all job completions, then operator actions and failures, then
+arrivals; ties inside a kind are broken by job index (which follows job number) or, for actions,
+by the order they were applied. The one scheduling pass of an instant runs when its last event
+has been processed (the calendar's next event is later), inside the step that closed the instant;
+jobs of zero length started by it end at the same instant, which then closes again with another
+pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from heapq import heapify, heappush
+from typing import Any, NamedTuple
+
+import simpy
+
+COMPLETION, ACTION, ARRIVAL = 0, 1, 2
+_SHIFT = 40
+
+
+def priority(kind: int, key: int) -> int:
+    """The calendar priority of an event of ``kind`` for job index or action number ``key``."""
+    return (kind << _SHIFT) | key
+
+
+def kind_of(prio: int) -> int:
+    return prio >> _SHIFT
+
+
+class Calendar(simpy.Environment):
+    """A SimPy environment that also schedules at absolute times.
+
+    ``schedule_at`` avoids the rounding of ``now + (t - now)``: an event meant for time t happens
+    at exactly t, so times computed as ``start + runtime`` compare equal wherever they are used.
+    It uses the environment's own queue layout (time, priority, sequence, event).
+    """
+
+    def schedule_at(self, event: simpy.Event, prio: int, time: float) -> None:
+        heappush(self._queue, (time, prio, next(self._eid), event))
+
+    def cancel(self, event: simpy.Event) -> None:
+        """Take a scheduled event off the calendar (a killed job's completion). O(n), rare."""
+        queue = self._queue
+        queue[:] = [entry for entry in queue if entry[3] is not event]
+        heapify(queue)
+
+
+class Tick(simpy.Event):
+    """A calendar entry that calls ``callback(tick)`` when processed; ``key`` is its subject.
+
+    Its constructor inlines :meth:`Calendar.schedule_at`, as SimPy's own ``Timeout`` inlines
+    ``Event.__init__``: the engine creates two or three of these per job.
+    """
+
+    def __init__(
+        self, env: Calendar, time: float, prio: int, callback: Callable[[Tick], None], key: Any
+    ) -> None:
+        self.env = env
+        self.callbacks = [callback]
+        self._ok = True
+        self._value = None
+        self.key = key
+        heappush(env._queue, (time, prio, next(env._eid), self))
+
+
+class EventRecord(NamedTuple):
+    """One line of the event log: ``kind`` is arrival, start, end, killed or action.
+
+    A step's record is its calendar event; ``started`` lists the jobs the scheduling pass that
+    closed the instant started (empty when the instant is not closed by this event).
+    """
+
+    number: int
+    time: float
+    kind: str
+    job_id: int = -1
+    detail: str = ""
+    started: tuple[int, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "event": self.number,
+            "time": self.time,
+            "kind": self.kind,
+            "job_id": self.job_id,
+            "detail": self.detail,
+        }

@@ -1,0 +1,63 @@
+"""Workload files: a ``[workload]`` table naming a registered generator ``kind`` and its options.
+
+Generators are registered with ``@GENERATORS.register("kind")``: a function
+``(table, machine, rng) -> Workload`` that reads its own keys from the table (and rejects unknown
+ones) and draws only from the generator it is given. The ``seed`` key of a workload file fixes the
+workload independently of the run's seed; without it, the run's seed drives the workload stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import MeshsimError
+from engine.machines import Machine
+from engine.registry import Registry
+from engine.seeding import Stream, generator
+from engine.swf import read_swf
+from engine.toml_table import Table, load_toml
+from engine.workload import Workload, from_swf
+
+GENERATORS: Registry[Callable[[Table, Machine, np.random.Generator], Workload]] = Registry(
+    "workload kind"
+)
+
+
+def load_workload(
+    spec: str | Path | None,
+    machine: Machine,
+    *,
+    seed: int = 0,
+    lenient: bool = False,
+    procs_per_unit: int | None = None,
+) -> Workload:
+    """The workload named by ``spec``: an SWF trace (``.swf``, ``.swf.gz``), a workload TOML
+    file, or None for the machine's default workload."""
+    if spec is None:
+        path = machine.default_workload_path()
+        if path is None:
+            raise MeshsimError(f"machine '{machine.name}' has no default workload; give --workload")
+    else:
+        path = Path(spec)
+    name = path.name
+    if name.endswith(".toml"):
+        return generate(load_toml(path), machine, seed)
+    if name.endswith((".swf", ".swf.gz", ".gz")) or path.exists():
+        trace = read_swf(path, lenient=lenient)
+        return from_swf(trace, machine, procs_per_unit=procs_per_unit)
+    raise MeshsimError(f"{path}: no such file")
+
+
+def generate(root: Table, machine: Machine, seed: int) -> Workload:
+    """Run the generator a workload file names."""
+    table = root.table("workload", required=True)
+    root.reject_unknown()
+    kind = table.str("kind", choices=GENERATORS.names())
+    own_seed = table.int("seed", None, minimum=0)
+    rng = generator(seed if own_seed is None else own_seed, Stream.WORKLOAD)
+    workload = GENERATORS.get(kind)(table, machine, rng)
+    table.reject_unknown()
+    return workload

@@ -1,0 +1,131 @@
+"""Metric definitions (DESIGN.md, "Metrics"), computed from per-job arrays and time integrals.
+
+All capacity metrics are time-weighted over [first submit, last end], T = last end − first submit,
+N = machine nodes:
+
+- wait = start − submit; response = end − submit;
+  bounded slowdown = max(response, 10 s) / max(runtime, 10 s);
+- utilization = Σ size × runtime / (N × T), size in nodes requested (useful work);
+  allocated utilization counts what jobs held (rounded up to boxes or partitions);
+- unused capacity = ∫ max(0, free(t) − queued_demand(t)) dt / (N × T);
+  lost capacity = 1 − utilization − unused capacity (Krevat et al., seed 002 §4);
+- loss of capacity (LoC) = Σ idle_i × (t_{i+1} − t_i) × δ_i / (N × T), δ_i = 1 when some waiting
+  job needs no more nodes than are idle after event i (Tang et al., seed 000 eq. 1);
+- expansion factor = (Σ wait + Σ runtime) / Σ runtime (aggregate, so zero-length jobs count).
+
+Integrals are accumulated by the engine as the clock advances (:class:`Integrals`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+BSLD_BOUND = 10.0
+"""The bounded-slowdown threshold in seconds."""
+
+
+@dataclass
+class Integrals:
+    """Time integrals over the run, updated each time the clock moves (node-seconds)."""
+
+    first: float = float("nan")
+    last: float = float("nan")
+    busy: float = 0.0
+    allocated: float = 0.0
+    unused: float = 0.0
+    loc: float = 0.0
+    queue: float = 0.0
+
+
+@dataclass(frozen=True)
+class JobOutcomes:
+    """Per-job arrays of the jobs that finished (same order in every array)."""
+
+    submit: np.ndarray
+    runtime: np.ndarray
+    size: np.ndarray
+    allocated: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    queue: np.ndarray
+
+    @property
+    def wait(self) -> np.ndarray:
+        return self.start - self.submit
+
+    @property
+    def response(self) -> np.ndarray:
+        return self.end - self.submit
+
+    @property
+    def bsld(self) -> np.ndarray:
+        return np.maximum(self.response, BSLD_BOUND) / np.maximum(self.runtime, BSLD_BOUND)
+
+
+def summary(jobs: JobOutcomes, nodes: int, integrals: Integrals) -> dict[str, float | int]:
+    """The ``metrics`` object of the result JSON."""
+    n = len(jobs.submit)
+    span = 0.0 if n == 0 else float(jobs.end.max() - min(jobs.submit.min(), integrals.first))
+    capacity = nodes * span
+    wait = jobs.wait
+    work = float(np.sum(jobs.size * jobs.runtime))
+    held = float(np.sum(jobs.allocated * jobs.runtime))
+    utilization = work / capacity if capacity > 0 else 0.0
+    unused = integrals.unused / capacity if capacity > 0 else 0.0
+    runtime_total = float(jobs.runtime.sum())
+    return {
+        "jobs": n,
+        "avg_wait_s": _mean(wait),
+        "max_wait_s": float(wait.max()) if n else 0.0,
+        "avg_response_s": _mean(jobs.response),
+        "mean_turnaround_s": _mean(jobs.response),
+        "avg_bsld": _mean(jobs.bsld),
+        "max_bsld": float(jobs.bsld.max()) if n else 0.0,
+        "utilization": utilization,
+        "allocated_utilization": held / capacity if capacity > 0 else 0.0,
+        "unused_capacity": unused,
+        "lost_capacity": 1.0 - utilization - unused if capacity > 0 else 0.0,
+        "loss_of_capacity": integrals.loc / capacity if capacity > 0 else 0.0,
+        "avg_queue_length": integrals.queue / span if span > 0 else 0.0,
+        "expansion_factor": (float(wait.sum()) + runtime_total) / runtime_total
+        if runtime_total > 0
+        else 1.0,
+        "makespan_s": span,
+    }
+
+
+def breakdown(jobs: JobOutcomes, labels: np.ndarray) -> dict[str, dict[str, float | int]]:
+    """Per-group wait, slowdown and share of work, for size classes or queues (``labels`` is an
+    object array of one label per job)."""
+    keys = labels
+    work = jobs.size * jobs.runtime
+    total_work = float(work.sum()) or 1.0
+    out: dict[str, dict[str, float | int]] = {}
+    for label in sorted(set(labels.tolist()), key=_label_order):
+        mask = keys == label
+        wait = jobs.wait[mask]
+        runtime = jobs.runtime[mask]
+        run_total = float(runtime.sum())
+        out[label] = {
+            "jobs": int(mask.sum()),
+            "avg_wait_s": _mean(wait),
+            "max_wait_s": float(wait.max()),
+            "avg_bsld": _mean(jobs.bsld[mask]),
+            "avg_runtime_s": _mean(runtime),
+            "work_share": float(work[mask].sum()) / total_work,
+            "expansion_factor": (float(wait.sum()) + run_total) / run_total
+            if run_total > 0
+            else 1.0,
+        }
+    return out
+
+
+def _mean(a: np.ndarray) -> float:
+    return float(a.mean()) if len(a) else 0.0
+
+
+def _label_order(label: str) -> tuple[int, str]:
+    head = label.split("-")[0]
+    return (int(head), label) if head.isdigit() else (1 << 62, label)

@@ -1,0 +1,204 @@
+"""Future availability for backfilling: running jobs' expected releases plus reservations.
+
+A :class:`Planner` answers the two questions backfilling asks (DESIGN.md, "Scheduling"):
+*when and where could this job start at the earliest* without disturbing what is already planned,
+and *may this job start now* without delaying any reservation. Allocators create the planner for
+their topology (:meth:`engine.allocation.Allocator.planner`); a reservation is whatever the
+topology needs (a node count on a flat machine, a concrete placement at a future time on meshes,
+tori and partition menus).
+
+:class:`CountPlanner` is the node-count version, exact for the flat machine: availability is a
+step function of free nodes over time.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator
+from math import inf, nextafter
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from engine.allocation import Placement
+    from engine.jobs import Job
+
+
+class Release(NamedTuple):
+    """A running job's expected release: ``time`` = max(start + estimate, now)."""
+
+    time: float
+    job: Job
+    placement: Placement
+
+
+class Slot(NamedTuple):
+    """A planned start: the time, and the topology's token for where (None for counts)."""
+
+    start: float
+    where: Any = None
+
+
+class Planner(ABC):
+    """Availability over time from ``now`` on, with reservations held by waiting jobs."""
+
+    @abstractmethod
+    def earliest(self, job: Job, duration: float) -> Slot | None:
+        """The earliest slot at or after now where ``job`` fits for ``duration`` seconds,
+        respecting every reservation held; None if it can never fit."""
+
+    @abstractmethod
+    def reserve(self, job: Job, slot: Slot, duration: float) -> None:
+        """Hold ``slot`` for ``job`` over [slot.start, slot.start + duration)."""
+
+    @abstractmethod
+    def unreserve(self, job: Job) -> None:
+        """Drop the reservation ``job`` holds."""
+
+    @abstractmethod
+    def admits(self, job: Job, placement: Placement, duration: float) -> bool:
+        """Whether starting ``job`` now on ``placement`` for ``duration`` keeps every
+        reservation feasible."""
+
+    @abstractmethod
+    def start(self, job: Job, placement: Placement, duration: float) -> None:
+        """Record that ``job`` started now on ``placement`` and holds it for ``duration``."""
+
+
+def span_end(start: float, duration: float) -> float:
+    """The end of an occupation of ``duration`` from ``start``.
+
+    A zero-length job still holds its nodes at the instant it starts, so its interval ends at the
+    next representable time after ``start``: a reservation for it blocks any job that would run
+    across that instant, exactly as EASY's extra-node rule requires.
+    """
+    end = start + duration
+    return end if end > start else nextafter(start, inf)
+
+
+class CountPlanner(Planner):
+    """Free nodes over time as the nodes free now, plus the running jobs' releases, plus
+    adjustments (reservations and jobs started during this pass) as intervals of held nodes.
+
+    Releases are read lazily, in order of time, only as far as a query needs, so one EASY pass
+    costs O(jobs ending before the shadow time + waiting jobs scanned), not O(running jobs).
+    Free nodes only decrease where an adjustment starts, so the fewest free nodes over [a, b) is
+    the minimum at a and at the adjustment starts inside (a, b): O(adjustments) per query.
+    """
+
+    def __init__(self, now: float, free_now: int, releases: Iterable[Release]) -> None:
+        self.now = now
+        self.free_now = free_now
+        self._pending: Iterator[Release] = iter(releases)
+        self._times: list[float] = []
+        self._cum: list[int] = []
+        self._exhausted = False
+        self._adjust: list[tuple[float, float, int]] = []
+        self._held: dict[int, tuple[float, float, int]] = {}
+        self._memo: dict[float, int] = {}
+
+    def _read_through(self, t: float) -> None:
+        """Materialize every release at or before ``t`` (and one beyond, to know where to stop)."""
+        times, cum = self._times, self._cum
+        while not self._exhausted and (not times or times[-1] <= t):
+            release = next(self._pending, None)
+            if release is None:
+                self._exhausted = True
+                break
+            when = max(release.time, self.now)
+            total = (cum[-1] if cum else 0) + release.placement.nodes
+            if times and times[-1] == when:
+                cum[-1] = total
+            else:
+                times.append(when)
+                cum.append(total)
+
+    def _released_by(self, t: float) -> int:
+        self._read_through(t)
+        k = bisect_right(self._times, t)
+        return self._cum[k - 1] if k else 0
+
+    def free_at(self, t: float) -> int:
+        """Free nodes at time ``t`` (after everything that happens at ``t``); memoized until the
+        adjustments change."""
+        free = self._memo.get(t)
+        if free is None:
+            free = self.free_now + self._released_by(t)
+            for start, end, nodes in self._adjust:
+                if start <= t < end:
+                    free -= nodes
+            self._memo[t] = free
+        return free
+
+    def min_free(self, start: float, end: float) -> int:
+        """The fewest free nodes over [start, end)."""
+        low = self.free_at(start)
+        for a, _, _ in self._adjust:
+            if start < a < end:
+                low = min(low, self.free_at(a))
+        return low
+
+    def _candidate_starts(self) -> Iterator[float]:
+        """Times where free nodes may grow, in increasing order: now, releases, adjustment ends."""
+        yield self.now
+        ends = sorted({end for _, end, _ in self._adjust if end > self.now})
+        k = 0
+        i = 0
+        last = self.now
+        while True:
+            self._read_through(last)
+            nxt_release = self._times[k] if k < len(self._times) else inf
+            nxt_end = ends[i] if i < len(ends) else inf
+            t = min(nxt_release, nxt_end)
+            if t == inf:
+                return
+            if t == nxt_release:
+                k += 1
+            if t == nxt_end:
+                i += 1
+            if t > last:
+                last = t
+                yield t
+
+    def earliest(self, job: Job, duration: float) -> Slot | None:
+        size = job.size
+        if not self._adjust:
+            return self._earliest_by_releases(size)
+        for start in self._candidate_starts():
+            end = span_end(start, duration)
+            if self.free_at(start) >= size and self.min_free(start, end) >= size:
+                return Slot(start)
+        return None
+
+    def _earliest_by_releases(self, size: int) -> Slot | None:
+        """With no adjustments free nodes never decrease: the first time enough are free."""
+        need = size - self.free_now
+        if need <= 0:
+            return Slot(self.now)
+        times, cum = self._times, self._cum
+        k = 0
+        while True:
+            while k >= len(times) - 1 and not self._exhausted:
+                self._read_through(times[-1] if times else self.now)
+            if k >= len(times):
+                return None
+            if cum[k] >= need:
+                return Slot(times[k])
+            k += 1
+
+    def reserve(self, job: Job, slot: Slot, duration: float) -> None:
+        held = (slot.start, span_end(slot.start, duration), job.size)
+        self._adjust.append(held)
+        self._held[job.index] = held
+        self._memo.clear()
+
+    def unreserve(self, job: Job) -> None:
+        self._adjust.remove(self._held.pop(job.index))
+        self._memo.clear()
+
+    def admits(self, job: Job, placement: Placement, duration: float) -> bool:
+        return self.min_free(self.now, span_end(self.now, duration)) >= placement.nodes
+
+    def start(self, job: Job, placement: Placement, duration: float) -> None:
+        self._adjust.append((self.now, span_end(self.now, duration), placement.nodes))
+        self._memo.clear()

@@ -1,0 +1,41 @@
+"""A run's scheduling configuration: the three orthogonal choices of DESIGN.md plus allocation.
+
+1. queue order (priority): ``fcfs``, ``sjf``, ``wfp``, ... (:mod:`engine.scheduling.orders`);
+2. start discipline: ``fcfs`` (strict: the head blocks everyone), ``oo``, ``window``, ...
+   (:mod:`engine.scheduling.disciplines`);
+3. backfilling: ``none``, ``easy``, ``conservative`` (:mod:`engine.scheduling.backfill`);
+
+and the allocator (where jobs run; ``None`` means the machine's default). Discipline and
+allocator parameters travel here too so a run is fully described by one frozen value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Queue order, start discipline, backfilling and allocator, by registered name."""
+
+    queue: str = "fcfs"
+    discipline: str = "fcfs"
+    backfill: str = "none"
+    allocator: str | None = None
+    window: int = 240
+    bound: int = 8
+    rotate: bool = False
+    migrate: bool = False
+
+    def with_changes(self, **changes: Any) -> Policy:
+        """A copy with some fields changed (used by the console's "change policy from now on")."""
+        return replace(self, **changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def label(self) -> str:
+        """A short human label: ``fcfs/fcfs+easy@flat``."""
+        alloc = self.allocator or "default"
+        return f"{self.queue}/{self.discipline}+{self.backfill}@{alloc}"

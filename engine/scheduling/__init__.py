@@ -1,0 +1,1 @@
+"""Scheduling policies: queue orders, start disciplines and backfilling, each a registry."""

@@ -1,0 +1,162 @@
+"""Backfilling: starting jobs out of order without delaying reserved ones.
+
+- ``none``: nothing beyond the discipline.
+- ``easy`` (one reservation, Lifka's EASY as specified in issue 2): the blocked head reserves its
+  earliest slot computed from the running jobs' expected ends (start + estimate, or now if that
+  has passed); every later job, in priority order, starts now if it fits now and starting it keeps
+  the head's reservation feasible. On a flat machine this is exactly the shadow-time rule: the job
+  ends by the shadow time or uses no more than the extra nodes, which it then consumes.
+- ``conservative`` (reservations for all, Mu'alem & Feitelson): every waiting job holds a
+  reservation made in priority order when it first waits; a job starts when its reservation comes
+  due; when a job ends earlier than its estimate, reservations are compressed: in order of their
+  start, each is lifted and placed again at its earliest slot with all others held, so it can
+  only move earlier and never delays another.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+from engine.jobs import Job
+from engine.planning import Slot
+from engine.policy import Policy
+from engine.registry import Registry
+from engine.scheduling.context import PassContext
+
+
+class Backfill(ABC):
+    """A backfilling policy. If ``owns_starts`` it decides every start itself (no discipline)."""
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    owns_starts: ClassVar[bool] = False
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+
+    @abstractmethod
+    def run(self, ctx: PassContext, head: int | None) -> None:
+        """Start what may start; ``head`` is the discipline's blocked position (None if none)."""
+
+    def why(self, job: Job) -> str | None:
+        """Why ``job``, which would fit now, did not start (None: not this policy's doing)."""
+        return None
+
+    def forget(self, job: Job) -> None:  # noqa: B027 - optional hook, most policies keep no state
+        """``job`` left the queue without starting (cancelled or held)."""
+
+
+BACKFILLS: Registry[type[Backfill]] = Registry("backfill")
+
+
+@BACKFILLS.register("none")
+class NoBackfill(Backfill):
+    """No backfilling: the discipline alone decides."""
+
+    name = "none"
+    description = "no backfilling"
+
+    def run(self, ctx: PassContext, head: int | None) -> None:
+        return None
+
+
+@BACKFILLS.register("easy")
+class EasyBackfill(Backfill):
+    """EASY: one reservation, for the blocked head."""
+
+    name = "easy"
+    description = "EASY: reserve for the blocked head; others may start if they do not delay it"
+
+    def __init__(self, policy: Policy) -> None:
+        super().__init__(policy)
+        self.head: Job | None = None
+        self.slot: Slot | None = None
+
+    def why(self, job: Job) -> str | None:
+        if self.head is None or job == self.head:
+            return None
+        when = "" if self.slot is None else f" reserved for t={self.slot.start:g}"
+        return f"would delay job {self.head.job_id}{when} (EASY)"
+
+    def run(self, ctx: PassContext, head: int | None) -> None:
+        self.head = self.slot = None
+        if head is None:
+            return
+        queue = ctx.queue
+        first = self.head = queue[head]
+        planner = ctx.planner()
+        slot = self.slot = planner.earliest(first, first.estimate)
+        if slot is not None:
+            planner.reserve(first, slot, first.estimate)
+        allocator = ctx.allocator
+        started = ctx.started
+        for position in range(head + 1, len(queue)):
+            free = allocator.free_nodes
+            if free == 0:
+                return
+            job = queue[position]
+            if job.size > free or job.index in started:
+                continue
+            placement = allocator.find(job)
+            if placement is not None and planner.admits(job, placement, job.estimate):
+                ctx.start(job, placement)
+                planner.start(job, placement, job.estimate)
+
+
+@BACKFILLS.register("conservative")
+class ConservativeBackfill(Backfill):
+    """Conservative: every waiting job holds a reservation; compression on early ends."""
+
+    name = "conservative"
+    description = "conservative: every waiting job holds a reservation; none may be delayed"
+    owns_starts = True
+
+    def __init__(self, policy: Policy) -> None:
+        super().__init__(policy)
+        self.slots: dict[int, Slot] = {}
+        self.first_slot: dict[int, float] = {}
+
+    def forget(self, job: Job) -> None:
+        self.slots.pop(job.index, None)
+
+    def why(self, job: Job) -> str | None:
+        slot = self.slots.get(job.index)
+        if slot is None:
+            return None
+        return f"reserved to start at t={slot.start:g} (conservative)"
+
+    def run(self, ctx: PassContext, head: int | None) -> None:
+        now = ctx.now
+        queue = ctx.queue
+        planner = ctx.planner()
+        slots = self.slots
+        held = [job for job in queue if job.index in slots]
+        for job in held:
+            slot = slots[job.index]
+            if slot.start < now:
+                slot = slots[job.index] = Slot(now, slot.where)
+            planner.reserve(job, slot, job.estimate)
+        if ctx.early_release and held:
+            rank = {job.index: i for i, job in enumerate(held)}
+            for job in sorted(held, key=lambda j: (slots[j.index].start, rank[j.index])):
+                planner.unreserve(job)
+                slot = planner.earliest(job, job.estimate) or slots[job.index]
+                planner.reserve(job, slot, job.estimate)
+                slots[job.index] = slot
+        for job in queue:
+            if job.index not in slots:
+                slot = planner.earliest(job, job.estimate)
+                if slot is None:
+                    continue
+                planner.reserve(job, slot, job.estimate)
+                slots[job.index] = slot
+                self.first_slot.setdefault(job.index, slot.start)
+        allocator = ctx.allocator
+        for job in queue:
+            slot = slots.get(job.index)
+            if slot is not None and slot.start <= now:
+                placement = allocator.find(job)
+                if placement is not None:
+                    ctx.start(job, placement)
+                    del slots[job.index]

@@ -1,0 +1,621 @@
+"""The one façade used by the command line, the console and the tests (DESIGN.md, "Engine").
+
+``Simulation(machine, workload, policy, seed)`` replays a workload through a policy on a machine:
+
+- :meth:`step` processes one calendar event (a job end, an operator action, an arrival or a
+  scheduling pass) and returns its record; :meth:`peek` gives the next event's time;
+  :meth:`run` runs to the end or through a time;
+- :meth:`snapshot` returns an immutable view for display; :meth:`results` the metrics;
+- :meth:`apply` schedules an operator action and records it in the action log;
+- :meth:`fork` returns an independent copy at the same event, for what-if comparisons, and
+  :meth:`replayed` rebuilds the run at an earlier event (stepping back).
+
+Order at one instant: completions, then actions, then arrivals, then one scheduling pass
+(:mod:`engine.events`). Same inputs, seed and action log give the same results, byte for byte.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, insort
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from engine.actions import Action
+from engine.allocation import ALLOCATORS, Allocator, Placement
+from engine.errors import MeshsimError
+from engine.events import ACTION, ARRIVAL, COMPLETION, Calendar, EventRecord, Tick, priority
+from engine.jobs import Job
+from engine.metrics import Integrals, JobOutcomes, breakdown, summary
+from engine.planning import Planner, Release
+from engine.policy import Policy
+from engine.scheduling.backfill import BACKFILLS, Backfill
+from engine.scheduling.context import PassContext
+from engine.scheduling.disciplines import DISCIPLINES, Discipline
+from engine.scheduling.orders import QUEUE_ORDERS, QueueOrder, WaitingQueue
+from engine.seeding import Stream, generator
+
+if TYPE_CHECKING:
+    from engine.machines import Machine
+    from engine.workload import Workload
+
+_CHUNK = 4096
+_ARRIVAL = priority(ARRIVAL, 0)
+_COMPLETION = priority(COMPLETION, 0)
+
+
+class RunningJob(NamedTuple):
+    """A job that holds nodes: when it started, where, and when it is expected to end."""
+
+    job: Job
+    start: float
+    placement: Placement
+
+    @property
+    def expected_end(self) -> float:
+        return self.start + self.job.estimate
+
+    @property
+    def end(self) -> float:
+        return self.start + self.job.runtime
+
+
+@dataclass(frozen=True, eq=False)
+class Snapshot:
+    """An immutable view of a simulation at one event, for display (the console renders only
+    these). ``owners`` is a read-only per-cell array (job index, or FREE/DOWN/RESERVED)."""
+
+    time: float
+    event: int
+    done: bool
+    machine: Machine
+    policy: Policy
+    free_nodes: int
+    owners: np.ndarray
+    running: tuple[RunningJob, ...]
+    waiting: tuple[Job, ...]
+    held: tuple[Job, ...]
+    metrics: MappingProxyType
+    recent: tuple[EventRecord, ...]
+
+
+@dataclass(frozen=True)
+class Results:
+    """What a run produced: the metrics and their breakdowns by size class and by queue."""
+
+    metrics: dict[str, float | int]
+    by_size_class: dict[str, dict[str, float | int]]
+    by_queue: dict[str, dict[str, float | int]]
+
+
+class Simulation:
+    """One run of a workload through a policy on a machine."""
+
+    def __init__(
+        self,
+        machine: Machine,
+        workload: Workload,
+        policy: Policy | None = None,
+        seed: int = 0,
+        *,
+        actions: Sequence[Action] = (),
+        log: Callable[[EventRecord], None] | None = None,
+        recent: int = 0,
+    ) -> None:
+        self.machine = machine
+        self.workload = workload
+        self.policy = policy or Policy()
+        self._first_policy = self.policy
+        self.seed = seed
+        n = len(workload)
+        first = float(workload.submit[0]) if n else 0.0
+        self.env = Calendar(initial_time=first)
+        self.allocator = self._make_allocator(self.policy.allocator)
+        self._order: QueueOrder = QUEUE_ORDERS.get(self.policy.queue)()
+        self._discipline: Discipline = DISCIPLINES.get(self.policy.discipline)(self.policy)
+        self._backfill: Backfill = BACKFILLS.get(self.policy.backfill)(self.policy)
+        self.queue = WaitingQueue(self._order)
+        self.running: dict[int, RunningJob] = {}
+        self.held: dict[int, Job] = {}
+        self._ends: list[tuple[float, int]] = []
+        self._end_ticks: dict[int, Tick] = {}
+        self._extra: list[Job] = []
+        self._start = [math.nan] * n
+        self._finish = [math.nan] * n
+        self._held_nodes = [0] * n
+        self._where = [""] * n
+        self._cancelled: set[int] = set()
+        self._ids: dict[int, int] | None = None
+        self._busy = 0
+        self._busy_alloc = 0
+        self._early_release = False
+        self._pass_pending = False
+        self.integrals = Integrals(first=first, last=first)
+        self.events = 0
+        self.action_log: list[Action] = []
+        self._log = log
+        self._recent: deque[EventRecord] = deque(maxlen=recent)
+        self._listening = log is not None or recent > 0
+        self._last: tuple[str, int, str] = ("", -1, "")
+        self._started_now: list[int] = []
+        self._ctx = PassContext(first, [], self.allocator, self._start_job, self._make_planner)
+        self._feed = self._job_feed()
+        self._next_job = next(self._feed, None)
+        if self._next_job is not None:
+            self._schedule_arrival(self._next_job)
+        for action in actions:
+            self.apply(action)
+
+    # ----------------------------------------------------------------- construction helpers
+
+    def _make_allocator(self, name: str | None) -> Allocator:
+        name = name or self.machine.default_allocator
+        cls = ALLOCATORS.get(name)
+        if self.machine.topology not in cls.topologies:
+            topology = self.machine.topology
+            valid = [n for n in ALLOCATORS.names() if topology in ALLOCATORS.get(n).topologies]
+            raise MeshsimError(
+                f"allocator '{name}' does not work on {self.machine.topology} machine "
+                f"'{self.machine.name}' (valid here: {', '.join(valid)})"
+            )
+        return cls(self.machine, generator(self.seed, Stream.ALLOCATOR))
+
+    def _job_feed(self) -> Iterator[Job]:
+        """Jobs in arrival order, built in chunks (a million-job workload never exists as a
+        million records at once)."""
+        w = self.workload
+        cols = ("job_id", "submit", "runtime", "estimate", "size", "procs", "user", "group")
+        cols += ("queue", "partition")
+        for lo in range(0, len(w), _CHUNK):
+            hi = min(lo + _CHUNK, len(w))
+            chunk = [getattr(w, c)[lo:hi].tolist() for c in cols]
+            shapes: list[tuple[int, ...] | None] = [None] * (hi - lo)
+            if w.shapes is not None:
+                rows = w.shapes[lo:hi].tolist()
+                shapes = [tuple(v for v in row if v > 0) or None for row in rows]
+            for k, values in enumerate(zip(*chunk, strict=True)):
+                yield Job(lo + k, *values, shapes[k])
+
+    # ------------------------------------------------------------------------- the calendar
+
+    @property
+    def now(self) -> float:
+        return self.env.now
+
+    @property
+    def done(self) -> bool:
+        return self.env.peek() == math.inf
+
+    def peek(self) -> float:
+        """Time of the next event (``inf`` when the run is over)."""
+        return self.env.peek()
+
+    def step(self) -> EventRecord | None:
+        """Process one event and return its record; None when the run is over. When the event
+        is the last of its instant, the instant's scheduling pass runs too and the record lists
+        the jobs it started."""
+        self._started_now = []
+        if not self._advance():
+            return None
+        kind, job_id, detail = self._last
+        return EventRecord(
+            self.events, self.env.now, kind, job_id, detail, tuple(self._started_now)
+        )
+
+    def _advance(self, limit: float = math.inf) -> bool:
+        """Process the next event if it is due at or before ``limit``; False if there is none."""
+        env = self.env
+        t = env.peek()
+        if t > limit or t == math.inf:
+            return False
+        if t > self.integrals.last:
+            self._integrate(t)
+        env.step()
+        self.events += 1
+        if self._pass_pending and env.peek() > t:
+            self._pass()
+        return True
+
+    def run(self, until: float | None = None, *, max_events: int | None = None) -> None:
+        """Run to the end, or process every event at times ≤ ``until``, or ``max_events``."""
+        limit = math.inf if until is None else until
+        budget = math.inf if max_events is None else max_events
+        advance = self._advance
+        count = 0
+        while count < budget and advance(limit):
+            count += 1
+
+    def run_to_event(self, number: int) -> None:
+        """Process events until ``number`` events have been processed (or the run ends)."""
+        while self.events < number and self._advance():
+            pass
+
+    def _integrate(self, t: float) -> None:
+        """Advance the time integrals from the last event to ``t`` (state is constant between)."""
+        acc = self.integrals
+        dt = t - acc.last
+        idle = self.allocator.free_nodes
+        queue = self.queue
+        acc.busy += self._busy * dt
+        acc.allocated += self._busy_alloc * dt
+        waiting = len(queue.jobs)
+        if waiting:
+            acc.queue += waiting * dt
+            spare = idle - queue.demand
+            if spare > 0:
+                acc.unused += spare * dt
+            if idle > 0 and queue.min_size() <= idle:
+                acc.loc += idle * dt
+        elif idle > 0:
+            acc.unused += idle * dt
+        acc.last = t
+
+    def _emit(self, kind: str, job_id: int = -1, detail: str = "") -> None:
+        """Remember the current event; build a log record only when someone listens."""
+        self._last = (kind, job_id, detail)
+        if self._listening:
+            self._record(EventRecord(self.events + 1, self.env.now, kind, job_id, detail))
+
+    def _record(self, record: EventRecord) -> None:
+        if self._log is not None:
+            self._log(record)
+        if self._recent.maxlen:
+            self._recent.append(record)
+
+    # ---------------------------------------------------------------------------- arrivals
+
+    def _schedule_arrival(self, job: Job) -> None:
+        Tick(self.env, job.submit, _ARRIVAL | job.index, self._on_arrival, job)
+
+    def _on_arrival(self, tick: Tick) -> None:
+        job: Job = tick.key
+        self._next_job = next(self._feed, None)
+        if self._next_job is not None:
+            self._schedule_arrival(self._next_job)
+        self.queue.add(job)
+        self._emit("arrival", job.job_id)
+        self._request_pass()
+
+    def _request_pass(self) -> None:
+        self._pass_pending = True
+
+    # -------------------------------------------------------------------------- scheduling
+
+    def _releases(self) -> Iterator[Release]:
+        """Running jobs' expected releases in order of time, generated on demand from a copy of
+        the end list taken now (jobs started later in the pass are the planner's own business)."""
+        now = self.env.now
+        running = self.running
+        return (
+            Release(end if end > now else now, running[index].job, running[index].placement)
+            for end, index in self._ends.copy()
+        )
+
+    def _make_planner(self) -> Planner:
+        return self.allocator.planner(self.env.now, self._releases())
+
+    def _pass(self) -> None:
+        """The one scheduling pass of an instant, after all its completions, actions and
+        arrivals (DESIGN.md, "Event order at one instant")."""
+        self._pass_pending = False
+        now = self.env.now
+        queue = self.queue.ordered(now)
+        if queue:
+            ctx = self._ctx
+            ctx.now = now
+            ctx.queue = queue
+            ctx.allocator = self.allocator
+            ctx.early_release = self._early_release
+            ctx.started = set()
+            if self._backfill.owns_starts:
+                self._backfill.run(ctx, None)
+            else:
+                head = self._discipline.select(ctx)
+                if head is not None:
+                    self._backfill.run(ctx, head)
+            running = self.running
+            remove = self.queue.remove
+            for index in ctx.started:
+                remove(running[index].job)
+        self._early_release = False
+
+    def _start_job(self, job: Job, placement: Placement) -> None:
+        now = self.env.now
+        index = job.index
+        self.allocator.allocate(job, placement)
+        self.running[index] = RunningJob(job, now, placement)
+        insort(self._ends, (now + job.estimate, index))
+        self._start[index] = now
+        self._held_nodes[index] = placement.nodes
+        if placement.label:
+            self._where[index] = placement.label
+        self._busy += job.size
+        self._busy_alloc += placement.nodes
+        tick = Tick(self.env, now + job.runtime, _COMPLETION | index, self._on_end, index)
+        self._end_ticks[index] = tick
+        self._started_now.append(job.job_id)
+        if self._listening:
+            self._record(EventRecord(self.events, now, "start", job.job_id, placement.label))
+
+    def _on_end(self, tick: Tick) -> None:
+        self._finish_job(tick.key, killed=False)
+        if self.queue.jobs:
+            self._request_pass()
+
+    def _finish_job(self, index: int, *, killed: bool) -> RunningJob:
+        now = self.env.now
+        r = self.running.pop(index)
+        tick = self._end_ticks.pop(index)
+        if killed:
+            self.env.cancel(tick)
+        self.allocator.release(r.job, r.placement)
+        expected = r.start + r.job.estimate
+        del self._ends[bisect_left(self._ends, (expected, index))]
+        self._finish[index] = now
+        self._busy -= r.job.size
+        self._busy_alloc -= r.placement.nodes
+        if now < expected:
+            self._early_release = True
+        self._emit("killed" if killed else "end", r.job.job_id)
+        return r
+
+    # --------------------------------------------------------------------- operator actions
+
+    def apply(self, action: Action) -> None:
+        """Schedule ``action`` at its time (not earlier than now) and record it in the log."""
+        if action.time < self.env.now:
+            raise MeshsimError(
+                f"action '{action.kind}' at t={action.time:g} is in the past (now t={self.now:g})"
+            )
+        number = len(self.action_log)
+        self.action_log.append(action)
+        Tick(self.env, action.time, priority(ACTION, number), self._on_action, action)
+
+    def _on_action(self, tick: Tick) -> None:
+        action: Action = tick.key
+        try:
+            text = action.execute(self)
+        except MeshsimError as exc:
+            text = f"{action.kind} failed: {exc}"
+        self._emit("action", detail=text)
+        self._request_pass()
+
+    def job_index(self, job_id: int) -> int:
+        """The index of the job with number ``job_id``."""
+        if self._ids is None:
+            ids = self.workload.job_id.tolist()
+            self._ids = {job_id: i for i, job_id in enumerate(ids)}
+            for job in self._extra:
+                self._ids[job.job_id] = job.index
+        try:
+            return self._ids[job_id]
+        except KeyError:
+            raise MeshsimError(f"no job {job_id}") from None
+
+    def job(self, index: int) -> Job:
+        """The job record at ``index`` (workload jobs first, then operator-submitted ones)."""
+        n = len(self.workload)
+        return self.workload.job(index) if index < n else self._extra[index - n]
+
+    def _waiting_job(self, job_id: int) -> Job:
+        index = self.job_index(job_id)
+        for job in self.queue.ordered(self.now):
+            if job.index == index:
+                return job
+        raise MeshsimError(f"job {job_id} is not waiting")
+
+    def submit_job(self, size: int, runtime: float, estimate: float, user: int, queue: int) -> Job:
+        """A new job submitted now by the operator."""
+        if size < 1 or size > self.machine.nodes:
+            raise MeshsimError(f"job size must be 1..{self.machine.nodes}, got {size}")
+        if runtime < 0:
+            raise MeshsimError(f"runtime must not be negative, got {runtime}")
+        index = len(self._start)
+        last_id = max(int(self.workload.job_id.max()) if len(self.workload) else 0, index)
+        job_id = max([last_id, *(j.job_id for j in self._extra)]) + 1
+        est = estimate if estimate > 0 else runtime
+        procs = size * self.machine.procs_per_unit
+        job = Job(index, job_id, self.now, runtime, est, size, procs, user, -1, queue, -1, None)
+        self._extra.append(job)
+        self._start.append(math.nan)
+        self._finish.append(math.nan)
+        self._held_nodes.append(0)
+        self._where.append("")
+        if self._ids is not None:
+            self._ids[job_id] = index
+        self.queue.add(job)
+        return job
+
+    def hold_job(self, job_id: int) -> None:
+        job = self._waiting_job(job_id)
+        self.queue.remove(job)
+        self._backfill.forget(job)
+        self.held[job.index] = job
+
+    def release_job(self, job_id: int) -> None:
+        index = self.job_index(job_id)
+        job = self.held.pop(index, None)
+        if job is None:
+            raise MeshsimError(f"job {job_id} is not held")
+        self.queue.add(job)
+
+    def cancel_job(self, job_id: int) -> None:
+        index = self.job_index(job_id)
+        if index in self.running:
+            self._finish_job(index, killed=True)
+        elif index in self.held:
+            del self.held[index]
+        else:
+            job = self._waiting_job(job_id)
+            self.queue.remove(job)
+            self._backfill.forget(job)
+        self._cancelled.add(index)
+
+    def change_policy(self, **changes: str) -> None:
+        """Switch queue order, discipline, backfilling or allocator from now on."""
+        policy = self.policy.with_changes(**changes)
+        order = QUEUE_ORDERS.get(policy.queue)()
+        discipline = DISCIPLINES.get(policy.discipline)(policy)
+        backfill = BACKFILLS.get(policy.backfill)(policy)
+        if policy.allocator != self.policy.allocator:
+            allocator = self._make_allocator(policy.allocator)
+            for r in self.running.values():
+                allocator.allocate(r.job, r.placement)
+            self.allocator = allocator
+        self.policy = policy
+        self._order, self._discipline, self._backfill = order, discipline, backfill
+        self.queue.reorder(order)
+
+    # ------------------------------------------------------------------------------ views
+
+    def explain(self, job_id: int) -> str:
+        """Why a job is where it is: running where, finished, held, or why it waits."""
+        index = self.job_index(job_id)
+        if index in self.running:
+            r = self.running[index]
+            return f"running since t={r.start:g} on {r.placement.label or 'the machine'}"
+        if index in self._cancelled:
+            return "cancelled"
+        if not math.isnan(self._finish[index]):
+            return f"finished at t={self._finish[index]:g}"
+        if index in self.held:
+            return "held by the operator"
+        job = self.job(index)
+        if job not in self.queue:
+            return f"not yet submitted (arrives at t={job.submit:g})"
+        return self.waiting_reason(job)
+
+    def waiting_reason(self, job: Job) -> str:
+        """Why a waiting job is not running, computed now from the allocator and what the
+        policies remember of the last pass (no pass ever pays for explanations)."""
+        if self.allocator.find(job) is None:
+            return self.allocator.explain(job)
+        return (
+            self._backfill.why(job)
+            or self._discipline.why(job)
+            or "fits now; starts at the next scheduling pass"
+        )
+
+    def snapshot(self) -> Snapshot:
+        """An immutable view of the current state."""
+        owners = self.allocator.owners()
+        owners.flags.writeable = False
+        return Snapshot(
+            time=self.now,
+            event=self.events,
+            done=self.done,
+            machine=self.machine,
+            policy=self.policy,
+            free_nodes=self.allocator.free_nodes,
+            owners=owners,
+            running=tuple(self.running[i] for i in sorted(self.running)),
+            waiting=tuple(self.queue.ordered(self.now)),
+            held=tuple(self.held[i] for i in sorted(self.held)),
+            metrics=MappingProxyType(self.current_metrics()),
+            recent=tuple(self._recent),
+        )
+
+    def current_metrics(self) -> dict[str, float | int]:
+        """Running values of the capacity metrics over [first event, now]."""
+        acc = self.integrals
+        span = acc.last - acc.first
+        cap = self.machine.nodes * span
+        done = [i for i, f in enumerate(self._finish) if not math.isnan(f)]
+        return {
+            "time": self.now,
+            "events": self.events,
+            "running": len(self.running),
+            "waiting": len(self.queue),
+            "finished": len(done),
+            "utilization": acc.busy / cap if cap > 0 else 0.0,
+            "allocated_utilization": acc.allocated / cap if cap > 0 else 0.0,
+            "unused_capacity": acc.unused / cap if cap > 0 else 0.0,
+            "loss_of_capacity": acc.loc / cap if cap > 0 else 0.0,
+            "queue_length": len(self.queue),
+            "free_nodes": self.allocator.free_nodes,
+        }
+
+    def outcomes(self) -> tuple[np.ndarray, JobOutcomes]:
+        """Indices and per-job arrays of the jobs that finished normally."""
+        finish = np.array(self._finish)
+        idx = np.flatnonzero(~np.isnan(finish))
+        if self._cancelled:
+            idx = idx[~np.isin(idx, list(self._cancelled))]
+        w = self.workload
+        extra = self._extra
+
+        def column(name: str, attr: str) -> np.ndarray:
+            base = getattr(w, name)
+            if not extra:
+                return base[idx]
+            full = np.concatenate([base, np.array([getattr(j, attr) for j in extra])])
+            return full[idx]
+
+        start = np.array(self._start)[idx]
+        outcomes = JobOutcomes(
+            submit=column("submit", "submit"),
+            runtime=column("runtime", "runtime"),
+            size=column("size", "size"),
+            allocated=np.array(self._held_nodes)[idx],
+            start=start,
+            end=finish[idx],
+            queue=column("queue", "queue"),
+        )
+        return idx, outcomes
+
+    def results(self) -> Results:
+        """Metrics and breakdowns of the jobs that finished (the whole run once it is done)."""
+        _, out = self.outcomes()
+        machine = self.machine
+        sizes, inverse = np.unique(out.size, return_inverse=True)
+        labels = np.array([machine.size_class(int(v)) for v in sizes.tolist()], dtype=object)
+        queues = out.queue.astype(str).astype(object)
+        return Results(
+            metrics=summary(out, machine.nodes, self.integrals),
+            by_size_class=breakdown(out, labels[inverse]),
+            by_queue=breakdown(out, queues),
+        )
+
+    def job_table(self) -> dict[str, np.ndarray]:
+        """Per-job columns of the finished jobs, in job index order (for the jobs CSV)."""
+        idx, out = self.outcomes()
+        return {
+            "job_id": self._job_ids()[idx],
+            "submit": out.submit,
+            "start": out.start,
+            "end": out.end,
+            "size": out.size,
+            "allocated": out.allocated,
+            "wait": out.wait,
+            "bsld": out.bsld,
+            "location": np.array([self._where[i] for i in idx.tolist()], dtype=object),
+        }
+
+    def start_times(self) -> np.ndarray:
+        """Start time of every job by index (NaN for jobs that never started)."""
+        return np.array(self._start)
+
+    # ----------------------------------------------------------------------- what-if
+
+    def replayed(self, event: int | None = None) -> Simulation:
+        """A fresh run with the same inputs and action log, advanced to ``event``
+        (default: this run's current event). Stepping back is ``sim.replayed(sim.events - 1)``."""
+        twin = Simulation(
+            self.machine,
+            self.workload,
+            self._first_policy,
+            self.seed,
+            actions=self.action_log,
+            recent=self._recent.maxlen or 0,
+        )
+        twin.run_to_event(self.events if event is None else event)
+        return twin
+
+    def fork(self) -> Simulation:
+        """An independent copy at the current event, for what-if branches."""
+        return self.replayed()

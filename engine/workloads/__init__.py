@@ -1,0 +1,1 @@
+"""Synthetic workload generators, one module per family, registered by ``kind``."""

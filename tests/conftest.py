@@ -1,0 +1,20 @@
+"""Shared fixtures: where the real traces are, and tiny hand-written inputs."""
+
+from pathlib import Path
+
+import pytest
+
+import engine.catalog  # noqa: F401  (fill every registry)
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).resolve().parent / "data"
+SHARED_TRACES = ROOT.parent / "shared" / "traces"
+NASA = SHARED_TRACES / "NASA-iPSC-1993-3.1-cln.swf"
+LUBLIN = SHARED_TRACES / "lublin_256.swf"
+
+
+def require_trace(path: Path) -> Path:
+    """Skip (with the reason) when the shared traces are not beside the project."""
+    if not path.exists():
+        pytest.skip(f"{path} is absent: the real traces live in ../shared/traces")
+    return path
