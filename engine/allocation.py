@@ -17,12 +17,10 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import numpy as np
 
-from engine.planning import CountPlanner, Planner, Release
+from engine.planning import CountPlanner, Planner, Releases
 from engine.registry import Registry
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from engine.jobs import Job
     from engine.machines import Machine
 
@@ -80,9 +78,9 @@ class Allocator(ABC):
         """Per-cell owner (a job index, or FREE, DOWN, RESERVED); empty for count-only pools."""
         return np.empty(0, dtype=np.int64)
 
-    def planner(self, now: float, releases: Iterable[Release]) -> Planner:
-        """Future availability for backfilling; ``releases`` come in order of time and may be
-        read lazily. The default counts nodes, which is exact for allocators that never
+    def planner(self, now: float, releases: Releases) -> Planner:
+        """Future availability for backfilling, from the running jobs' ``releases``. The
+        default counts nodes, which is exact for allocators that never
         fragment; topology-aware allocators return a planner that holds concrete placements."""
         return CountPlanner(now, self.free_nodes, releases)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Mapping
 from math import inf, nextafter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -30,6 +30,33 @@ class Release(NamedTuple):
     time: float
     job: Job
     placement: Placement
+
+
+class Releases:
+    """The running jobs' expected releases in order of time, as of ``now``.
+
+    ``entries`` is a snapshot list of ``(expected_end, job_index, nodes)`` sorted by time;
+    expected ends in the past count as ``now`` (the job has overrun its estimate). Node-count
+    planners read the tuples directly; topology-aware planners iterate :class:`Release` records.
+    """
+
+    __slots__ = ("entries", "now", "running")
+
+    def __init__(
+        self, now: float, entries: list[tuple[float, int, int]], running: Mapping[int, Any]
+    ) -> None:
+        self.now = now
+        self.entries = entries
+        self.running = running
+
+    def __iter__(self) -> Iterator[Release]:
+        now, running = self.now, self.running
+        for end, index, _ in self.entries:
+            r = running[index]
+            yield Release(end if end > now else now, r.job, r.placement)
+
+    def __len__(self) -> int:
+        return len(self.entries)
 
 
 class Slot(NamedTuple):
@@ -86,32 +113,35 @@ class CountPlanner(Planner):
     the minimum at a and at the adjustment starts inside (a, b): O(adjustments) per query.
     """
 
-    def __init__(self, now: float, free_now: int, releases: Iterable[Release]) -> None:
+    def __init__(self, now: float, free_now: int, releases: Releases) -> None:
         self.now = now
         self.free_now = free_now
-        self._pending: Iterator[Release] = iter(releases)
+        self._entries = releases.entries
+        self._pos = 0
         self._times: list[float] = []
         self._cum: list[int] = []
-        self._exhausted = False
+        self._exhausted = not self._entries
         self._adjust: list[tuple[float, float, int]] = []
         self._held: dict[int, tuple[float, float, int]] = {}
         self._memo: dict[float, int] = {}
 
     def _read_through(self, t: float) -> None:
         """Materialize every release at or before ``t`` (and one beyond, to know where to stop)."""
-        times, cum = self._times, self._cum
-        while not self._exhausted and (not times or times[-1] <= t):
-            release = next(self._pending, None)
-            if release is None:
-                self._exhausted = True
-                break
-            when = max(release.time, self.now)
-            total = (cum[-1] if cum else 0) + release.placement.nodes
+        times, cum, entries = self._times, self._cum, self._entries
+        now, pos, n = self.now, self._pos, len(entries)
+        total = cum[-1] if cum else 0
+        while pos < n and (not times or times[-1] <= t):
+            end, _, nodes = entries[pos]
+            pos += 1
+            when = end if end > now else now
+            total += nodes
             if times and times[-1] == when:
                 cum[-1] = total
             else:
                 times.append(when)
                 cum.append(total)
+        self._pos = pos
+        self._exhausted = pos == n
 
     def _released_by(self, t: float) -> int:
         self._read_through(t)

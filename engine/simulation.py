@@ -32,7 +32,7 @@ from engine.errors import MeshsimError
 from engine.events import ACTION, ARRIVAL, COMPLETION, Calendar, EventRecord, Tick, priority
 from engine.jobs import Job
 from engine.metrics import Integrals, JobOutcomes, breakdown, summary
-from engine.planning import Planner, Release
+from engine.planning import Planner, Releases
 from engine.policy import Policy
 from engine.scheduling.backfill import BACKFILLS, Backfill
 from engine.scheduling.context import PassContext
@@ -122,7 +122,7 @@ class Simulation:
         self.queue = WaitingQueue(self._order)
         self.running: dict[int, RunningJob] = {}
         self.held: dict[int, Job] = {}
-        self._ends: list[tuple[float, int]] = []
+        self._ends: list[tuple[float, int, int]] = []
         self._end_ticks: dict[int, Tick] = {}
         self._extra: list[Job] = []
         self._start = [math.nan] * n
@@ -286,18 +286,9 @@ class Simulation:
 
     # -------------------------------------------------------------------------- scheduling
 
-    def _releases(self) -> Iterator[Release]:
-        """Running jobs' expected releases in order of time, generated on demand from a copy of
-        the end list taken now (jobs started later in the pass are the planner's own business)."""
-        now = self.env.now
-        running = self.running
-        return (
-            Release(end if end > now else now, running[index].job, running[index].placement)
-            for end, index in self._ends.copy()
-        )
-
     def _make_planner(self) -> Planner:
-        return self.allocator.planner(self.env.now, self._releases())
+        releases = Releases(self.env.now, self._ends.copy(), self.running)
+        return self.allocator.planner(self.env.now, releases)
 
     def _pass(self) -> None:
         """The one scheduling pass of an instant, after all its completions, actions and
@@ -329,7 +320,7 @@ class Simulation:
         index = job.index
         self.allocator.allocate(job, placement)
         self.running[index] = RunningJob(job, now, placement)
-        insort(self._ends, (now + job.estimate, index))
+        insort(self._ends, (now + job.estimate, index, placement.nodes))
         self._start[index] = now
         self._held_nodes[index] = placement.nodes
         if placement.label:
@@ -355,7 +346,7 @@ class Simulation:
             self.env.cancel(tick)
         self.allocator.release(r.job, r.placement)
         expected = r.start + r.job.estimate
-        del self._ends[bisect_left(self._ends, (expected, index))]
+        del self._ends[bisect_left(self._ends, (expected, index, r.placement.nodes))]
         self._finish[index] = now
         self._busy -= r.job.size
         self._busy_alloc -= r.placement.nodes
@@ -595,6 +586,12 @@ class Simulation:
             "bsld": out.bsld,
             "location": np.array([self._where[i] for i in idx.tolist()], dtype=object),
         }
+
+    def _job_ids(self) -> np.ndarray:
+        ids = self.workload.job_id
+        if self._extra:
+            ids = np.concatenate([ids, np.array([j.job_id for j in self._extra])])
+        return ids
 
     def start_times(self) -> np.ndarray:
         """Start time of every job by index (NaN for jobs that never started)."""

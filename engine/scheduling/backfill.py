@@ -8,9 +8,10 @@
   ends by the shadow time or uses no more than the extra nodes, which it then consumes.
 - ``conservative`` (reservations for all, Mu'alem & Feitelson): every waiting job holds a
   reservation made in priority order when it first waits; a job starts when its reservation comes
-  due; when a job ends earlier than its estimate, reservations are compressed: in order of their
-  start, each is lifted and placed again at its earliest slot with all others held, so it can
-  only move earlier and never delays another.
+  due (a reservation just after a zero-length job, at the next representable time, is due at the
+  instant that job ends); when a job ends earlier than its estimate, reservations are
+  compressed: in order of their start, each is lifted and placed again at its earliest slot with
+  all others held, so it can only move earlier and never delays another.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from abc import ABC, abstractmethod
 from typing import ClassVar
 
 from engine.jobs import Job
-from engine.planning import Slot
+from engine.planning import Slot, span_end
 from engine.policy import Policy
 from engine.registry import Registry
 from engine.scheduling.context import PassContext
@@ -153,9 +154,10 @@ class ConservativeBackfill(Backfill):
                 slots[job.index] = slot
                 self.first_slot.setdefault(job.index, slot.start)
         allocator = ctx.allocator
+        due = span_end(now, 0.0)
         for job in queue:
             slot = slots.get(job.index)
-            if slot is not None and slot.start <= now:
+            if slot is not None and slot.start <= due:
                 placement = allocator.find(job)
                 if placement is not None:
                     ctx.start(job, placement)

@@ -5,9 +5,8 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.allocation import Placement
 from engine.jobs import Job
-from engine.planning import CountPlanner, Release, Slot, span_end
+from engine.planning import CountPlanner, Releases, Slot, span_end
 
 
 def job(index: int, size: int) -> Job:
@@ -43,11 +42,8 @@ durations = st.sampled_from([0.0, 0.5, 1.0, 2.5, 4.0])
 def test_count_planner_matches_brute_force(free_now, releases, reservations, query):
     now = 0.0
     releases = sorted(releases)
-    planner = CountPlanner(
-        now,
-        free_now,
-        [Release(w, job(i, n), Placement((), n)) for i, (w, n) in enumerate(releases)],
-    )
+    entries = [(w, i, n) for i, (w, n) in enumerate(releases)]
+    planner = CountPlanner(now, free_now, Releases(now, entries, {}))
     adjust = []
     for k, (start, duration, size) in enumerate(reservations):
         planner.reserve(job(100 + k, size), Slot(start), duration)
