@@ -39,6 +39,7 @@ from engine.scheduling.context import PassContext
 from engine.scheduling.disciplines import DISCIPLINES, Discipline
 from engine.scheduling.orders import QUEUE_ORDERS, QueueOrder, WaitingQueue
 from engine.seeding import Stream, generator
+from engine.series import Series, SeriesView
 
 if TYPE_CHECKING:
     from engine.machines import Machine
@@ -80,8 +81,10 @@ class Snapshot:
     running: tuple[RunningJob, ...]
     waiting: tuple[Job, ...]
     held: tuple[Job, ...]
+    reasons: MappingProxyType
     metrics: MappingProxyType
     recent: tuple[EventRecord, ...]
+    series: SeriesView | None
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,7 @@ class Simulation:
         actions: Sequence[Action] = (),
         log: Callable[[EventRecord], None] | None = None,
         recent: int = 0,
+        history: bool = False,
     ) -> None:
         self.machine = machine
         self.workload = workload
@@ -136,6 +140,8 @@ class Simulation:
         self._early_release = False
         self._pass_pending = False
         self.integrals = Integrals(first=first, last=first)
+        self.series = Series(first) if history else None
+        self._finished = 0
         self.events = 0
         self.action_log: list[Action] = []
         self._log = log
@@ -253,6 +259,10 @@ class Simulation:
                 acc.loc += idle * dt
         elif idle > 0:
             acc.unused += idle * dt
+        if self.series is not None:
+            n = self.machine.nodes
+            lost = idle if waiting and idle > 0 and queue.min_size() <= idle else 0
+            self.series.add(acc.last, t, self._busy / n, waiting, lost / n)
         acc.last = t
 
     def _emit(self, kind: str, job_id: int = -1, detail: str = "") -> None:
@@ -348,6 +358,8 @@ class Simulation:
         expected = r.start + r.job.estimate
         del self._ends[bisect_left(self._ends, (expected, index, r.placement.nodes))]
         self._finish[index] = now
+        if not killed:
+            self._finished += 1
         self._busy -= r.job.size
         self._busy_alloc -= r.placement.nodes
         if now < expected:
@@ -492,10 +504,12 @@ class Simulation:
             or "fits now; starts at the next scheduling pass"
         )
 
-    def snapshot(self) -> Snapshot:
-        """An immutable view of the current state."""
+    def snapshot(self, *, reasons: int = 0) -> Snapshot:
+        """An immutable view of the current state, with the waiting reasons of the first
+        ``reasons`` jobs in queue order (explanations cost an allocator query each)."""
         owners = self.allocator.owners()
         owners.flags.writeable = False
+        waiting = tuple(self.queue.ordered(self.now))
         return Snapshot(
             time=self.now,
             event=self.events,
@@ -505,10 +519,14 @@ class Simulation:
             free_nodes=self.allocator.free_nodes,
             owners=owners,
             running=tuple(self.running[i] for i in sorted(self.running)),
-            waiting=tuple(self.queue.ordered(self.now)),
+            waiting=waiting,
             held=tuple(self.held[i] for i in sorted(self.held)),
+            reasons=MappingProxyType(
+                {job.index: self.waiting_reason(job) for job in waiting[:reasons]}
+            ),
             metrics=MappingProxyType(self.current_metrics()),
             recent=tuple(self._recent),
+            series=None if self.series is None else self.series.view(),
         )
 
     def current_metrics(self) -> dict[str, float | int]:
@@ -516,13 +534,12 @@ class Simulation:
         acc = self.integrals
         span = acc.last - acc.first
         cap = self.machine.nodes * span
-        done = [i for i, f in enumerate(self._finish) if not math.isnan(f)]
         return {
             "time": self.now,
             "events": self.events,
             "running": len(self.running),
             "waiting": len(self.queue),
-            "finished": len(done),
+            "finished": self._finished,
             "utilization": acc.busy / cap if cap > 0 else 0.0,
             "allocated_utilization": acc.allocated / cap if cap > 0 else 0.0,
             "unused_capacity": acc.unused / cap if cap > 0 else 0.0,
@@ -609,6 +626,7 @@ class Simulation:
             self.seed,
             actions=self.action_log,
             recent=self._recent.maxlen or 0,
+            history=self.series is not None,
         )
         twin.run_to_event(self.events if event is None else event)
         return twin

@@ -199,3 +199,39 @@ def test_unknown_names_list_the_valid_ones():
         Simulation(machine, workload([(0, 1, 1)]), Policy(backfill="aggressive"))
     with pytest.raises(MeshsimError, match="unknown allocator"):
         Simulation(machine, workload([(0, 1, 1)]), Policy(allocator="nope"))
+
+
+def test_snapshot_is_immutable_and_explains_the_queue_head():
+    sim = Simulation(
+        load_machine("flat:4"),
+        workload([(0, 2, 10), (0, 4, 10), (5, 1, 5)]),
+        history=True,
+        recent=8,
+    )
+    sim.run(until=5)
+    snap = sim.snapshot(reasons=5)
+    assert snap.event == sim.events and snap.time == 5
+    assert [j.job_id for j in snap.waiting] == [2, 3]
+    assert snap.reasons[1] == "needs 4 nodes, 2 free"
+    assert snap.reasons[2].startswith("behind job 2")
+    assert [r.job.job_id for r in snap.running] == [1]
+    assert snap.metrics["waiting"] == 2 and snap.metrics["finished"] == 0
+    assert [e.kind for e in snap.recent][-1] == "arrival"
+    assert snap.series.utilization[0] == pytest.approx(0.5)
+    with pytest.raises(AttributeError):
+        snap.time = 3  # type: ignore[misc]
+    sim.run()
+    assert snap.metrics["finished"] == 0 and sim.snapshot().metrics["finished"] == 3
+
+
+def test_series_merges_buckets_and_keeps_time_weighted_means():
+    from engine.series import Series
+
+    s = Series(0.0, capacity=4, width=1.0)
+    s.add(0.0, 2.0, 1.0, 2.0, 0.0)
+    s.add(2.0, 6.0, 0.0, 0.0, 0.5)
+    view = s.view()
+    assert s.width == 2.0
+    assert view.times.tolist() == [0.0, 2.0, 4.0]
+    assert view.utilization.tolist() == [1.0, 0.0, 0.0]
+    assert view.loc.tolist() == [0.0, 0.5, 0.5]
