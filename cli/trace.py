@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from cli.output import out
-from engine import traceconvert
+from engine import fetch, traceconvert
 from engine.swf import read_swf
 from engine.traceinfo import trace_info
 
@@ -120,3 +120,27 @@ def convert(
     cut = traceconvert.window(trace, start=start, end=end, month=month)
     used = traceconvert.write(cut, target, fmt)
     out.print(f"wrote {len(cut):,} jobs to {target} ({used})")
+
+
+@trace_app.command("fetch")
+def fetch_trace(
+    name: Annotated[
+        str | None, typer.Argument(help="A trace name (see --list).", show_default=False)
+    ] = None,
+    list_only: Annotated[bool, typer.Option("--list", help="List the known traces.")] = False,
+    base_url: Annotated[str, typer.Option(help="Archive base URL.")] = fetch.ARCHIVE,
+    force: Annotated[bool, typer.Option(help="Download again even if cached.")] = False,
+) -> None:
+    """Download a Parallel Workloads Archive trace into the cache and verify it."""
+    if list_only or name is None:
+        table = Table(title=f"known traces (cache: {fetch.cache_dir()})")
+        for col in ("name", "jobs", "about", "cached"):
+            table.add_column(col)
+        for known in fetch.KNOWN_TRACES.names():
+            t = fetch.KNOWN_TRACES.get(known)
+            table.add_row(known, f"{t.jobs:,}", t.note, "yes" if fetch.cached(known) else "no")
+        out.print(table)
+        return
+    with out.status(f"fetching {name}"):
+        path = fetch.fetch(name, base_url=base_url, force=force)
+    out.print(f"{name}: {path} (verified); use it with --workload {name}")

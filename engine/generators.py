@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import MeshsimError
+from engine.fetch import cached
 from engine.machines import Machine
 from engine.registry import Registry
 from engine.seeding import Stream, generator
@@ -34,14 +35,15 @@ def load_workload(
     lenient: bool = False,
     procs_per_unit: int | None = None,
 ) -> Workload:
-    """The workload named by ``spec``: an SWF trace (``.swf``, ``.swf.gz``), a workload TOML
-    file, or None for the machine's default workload."""
+    """The workload named by ``spec``: an SWF trace (``.swf``, ``.swf.gz``), the name of a trace
+    fetched with ``meshsim trace fetch``, a workload TOML file, or None for the machine's
+    default workload."""
     if spec is None:
         path = machine.default_workload_path()
         if path is None:
             raise MeshsimError(f"machine '{machine.name}' has no default workload; give --workload")
     else:
-        path = Path(spec)
+        path = cached(str(spec)) or Path(spec)
     name = path.name
     if name.endswith(".toml"):
         return generate(load_toml(path), machine, seed)

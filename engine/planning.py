@@ -201,20 +201,18 @@ class CountPlanner(Planner):
         return None
 
     def _earliest_by_releases(self, size: int) -> Slot | None:
-        """With no adjustments free nodes never decrease: the first time enough are free."""
+        """With no adjustments free nodes never decrease: the first release time at which enough
+        nodes are free (one tight loop; this is the EASY shadow time)."""
         need = size - self.free_now
+        now = self.now
         if need <= 0:
-            return Slot(self.now)
-        times, cum = self._times, self._cum
-        k = 0
-        while True:
-            while k >= len(times) - 1 and not self._exhausted:
-                self._read_through(times[-1] if times else self.now)
-            if k >= len(times):
-                return None
-            if cum[k] >= need:
-                return Slot(times[k])
-            k += 1
+            return Slot(now)
+        total = 0
+        for end, _, nodes in self._entries:
+            total += nodes
+            if total >= need:
+                return Slot(end if end > now else now)
+        return None
 
     def reserve(self, job: Job, slot: Slot, duration: float) -> None:
         held = (slot.start, span_end(slot.start, duration), job.size)

@@ -92,8 +92,8 @@ class EasyBackfill(Backfill):
             planner.reserve(first, slot, first.estimate)
         allocator = ctx.allocator
         started = ctx.started
+        free = allocator.free_nodes
         for position in range(head + 1, len(queue)):
-            free = allocator.free_nodes
             if free == 0:
                 return
             job = queue[position]
@@ -103,6 +103,7 @@ class EasyBackfill(Backfill):
             if placement is not None and planner.admits(job, placement, job.estimate):
                 ctx.start(job, placement)
                 planner.start(job, placement, job.estimate)
+                free = allocator.free_nodes
 
 
 @BACKFILLS.register("conservative")
