@@ -57,4 +57,15 @@ def bench(
             f"{r['peak_rss_mb']:.0f}",
             SCENARIOS.get(name).target,
         )
+        if "engine_wall_s" in r:
+            table.add_row(
+                f"{name} (engine only)",
+                f"{r['jobs']:,}",
+                f"{r['engine_wall_s']:.3f}",
+                "",
+                "",
+                "",
+                "",
+                "same run without the command line's imports",
+            )
     out.print(table)

@@ -95,11 +95,8 @@ def nasa_easy() -> dict[str, Any]:
         "easy",
         "--quiet",
     ]
-    walls = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        subprocess.run(command, check=True)
-        walls.append(time.perf_counter() - t0)
+    walls = _timed(command)
+    engine_only = _timed([sys.executable, "-c", _ENGINE_ONLY.format(trace=str(NASA_TRACE))])
     from engine.generators import load_workload
     from engine.machines import load_machine
 
@@ -107,7 +104,31 @@ def nasa_easy() -> dict[str, Any]:
     result = simulate("flat:128", workload, backfill="easy")
     result["wall_s"] = min(walls)
     result["wall_s_median"] = sorted(walls)[len(walls) // 2]
+    result["engine_wall_s"] = min(engine_only)
     return result
+
+
+_ENGINE_ONLY = """
+import engine.catalog
+from engine.generators import load_workload
+from engine.machines import load_machine
+from engine.policy import Policy
+from engine.simulation import Simulation
+machine = load_machine("flat:128")
+sim = Simulation(machine, load_workload({trace!r}, machine), Policy(backfill="easy"))
+sim.run()
+sim.results()
+"""
+
+
+def _timed(command: list[str], repeats: int = 5) -> list[float]:
+    """Wall seconds of ``repeats`` runs of ``command`` in fresh processes."""
+    walls = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        subprocess.run(command, check=True)
+        walls.append(time.perf_counter() - t0)
+    return walls
 
 
 def _flat_workload(n: int) -> Callable[[Any], Any]:
