@@ -87,9 +87,8 @@ class Allocator(ABC):
     def explain(self, job: Job) -> str:
         """Why ``job`` cannot start now, in the operator's terms."""
         free = self.free_nodes
-        if job.size > free:
-            return f"needs {job.size} nodes, {free} free"
-        return f"needs {job.size} nodes, {free} free but no suitable placement"
+        need = f"needs {job.size} node{'' if job.size == 1 else 's'}, {free} free"
+        return need if job.size > free else f"{need} but no suitable placement"
 
 
 ALLOCATORS: Registry[type[Allocator]] = Registry("allocator")

@@ -35,7 +35,7 @@ from engine.metrics import Integrals, JobOutcomes, breakdown, summary
 from engine.planning import Planner, Releases
 from engine.policy import Policy
 from engine.scheduling.backfill import BACKFILLS, Backfill
-from engine.scheduling.context import PassContext
+from engine.scheduling.context import PassContext, RunStats
 from engine.scheduling.disciplines import DISCIPLINES, Discipline
 from engine.scheduling.orders import QUEUE_ORDERS, QueueOrder, WaitingQueue
 from engine.seeding import Stream, generator
@@ -149,7 +149,10 @@ class Simulation:
         self._listening = log is not None or recent > 0
         self._last: tuple[str, int, str] = ("", -1, "")
         self._started_now: list[int] = []
-        self._ctx = PassContext(first, [], self.allocator, self._start_job, self._make_planner)
+        self.stats = RunStats(first_arrival=first)
+        self._ctx = PassContext(
+            first, [], self.allocator, self._start_job, self._make_planner, stats=self.stats
+        )
         self._feed = self._job_feed()
         self._next_job = next(self._feed, None)
         if self._next_job is not None:
@@ -288,6 +291,7 @@ class Simulation:
         if self._next_job is not None:
             self._schedule_arrival(self._next_job)
         self.queue.add(job)
+        self.stats.arrivals += 1
         self._emit("arrival", job.job_id)
         self._request_pass()
 
@@ -313,6 +317,7 @@ class Simulation:
             ctx.allocator = self.allocator
             ctx.early_release = self._early_release
             ctx.started = set()
+            ctx.arrival_order = self._order.arrival_order
             if self._backfill.owns_starts:
                 self._backfill.run(ctx, None)
             else:
@@ -337,6 +342,9 @@ class Simulation:
             self._where[index] = placement.label
         self._busy += job.size
         self._busy_alloc += placement.nodes
+        stats = self.stats
+        stats.running += 1
+        stats.running_wait += now - job.submit
         tick = Tick(self.env, now + job.runtime, _COMPLETION | index, self._on_end, index)
         self._end_ticks[index] = tick
         self._started_now.append(job.job_id)
@@ -362,6 +370,8 @@ class Simulation:
             self._finished += 1
         self._busy -= r.job.size
         self._busy_alloc -= r.placement.nodes
+        self.stats.running -= 1
+        self.stats.running_wait -= r.start - r.job.submit
         if now < expected:
             self._early_release = True
         self._emit("killed" if killed else "end", r.job.job_id)
@@ -432,6 +442,7 @@ class Simulation:
         if self._ids is not None:
             self._ids[job_id] = index
         self.queue.add(job)
+        self.stats.arrivals += 1
         return job
 
     def hold_job(self, job_id: int) -> None:

@@ -13,10 +13,30 @@ if TYPE_CHECKING:
 
 
 @dataclass
+class RunStats:
+    """Online measurements some disciplines use (seed 001 §2.3's λ and W)."""
+
+    arrivals: int = 0
+    first_arrival: float = 0.0
+    running: int = 0
+    running_wait: float = 0.0
+
+    def arrival_rate(self, now: float) -> float:
+        """λ: jobs arrived per unit of time since the first arrival."""
+        span = now - self.first_arrival
+        return self.arrivals / span if span > 0 else 0.0
+
+    def mean_running_wait(self) -> float:
+        """W: the average waiting delay of the jobs running now."""
+        return self.running_wait / self.running if self.running else 0.0
+
+
+@dataclass
 class PassContext:
     """One scheduling pass at time ``now``: ``queue`` in priority order (read-only during the
     pass; started jobs leave it when the pass ends). ``early_release`` says whether a job ended
-    before its estimate since the last pass."""
+    before its estimate since the last pass; ``arrival_order`` whether the queue order is
+    arrival order (FCFS)."""
 
     now: float
     queue: list[Job]
@@ -25,6 +45,8 @@ class PassContext:
     make_planner: Callable[[], Planner]
     early_release: bool = False
     started: set[int] = field(default_factory=set)
+    arrival_order: bool = True
+    stats: RunStats = field(default_factory=lambda: RunStats())
 
     def start(self, job: Job, placement: Placement) -> None:
         """Start ``job`` now on ``placement``."""

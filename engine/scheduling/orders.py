@@ -22,6 +22,7 @@ class QueueOrder(ABC):
 
     name: ClassVar[str] = ""
     dynamic: ClassVar[bool] = False
+    arrival_order: ClassVar[bool] = False
     description: ClassVar[str] = ""
 
     @abstractmethod
@@ -41,6 +42,7 @@ class FCFS(QueueOrder):
     """First come, first served: by submit time, then job index."""
 
     name = "fcfs"
+    arrival_order = True
     description = "first come, first served (submit time)"
 
     def key(self, job: Job, now: float) -> tuple:
