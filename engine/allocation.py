@@ -21,6 +21,8 @@ from engine.planning import CountPlanner, Planner, Releases
 from engine.registry import Registry
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from engine.jobs import Job
     from engine.machines import Machine
 
@@ -53,9 +55,12 @@ class Allocator(ABC):
     topologies: ClassVar[frozenset[str]] = frozenset()
     complexity: ClassVar[str] = ""
 
-    def __init__(self, machine: Machine, rng: np.random.Generator) -> None:
+    def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
         self.machine = machine
         self.rng = rng
+        self.rotate = rotate
+        self.now = 0.0
+        """The simulated time; the engine sets it before every scheduling pass."""
 
     @property
     @abstractmethod
@@ -83,6 +88,21 @@ class Allocator(ABC):
         default counts nodes, which is exact for allocators that never
         fragment; topology-aware allocators return a planner that holds concrete placements."""
         return CountPlanner(now, self.free_nodes, releases)
+
+    def companion(
+        self, job: Job, placement: Placement, waiting: Sequence[Job]
+    ) -> tuple[Job, Placement] | None:
+        """A waiting job to start together with ``job``, which has just been placed (paired job
+        filling, Tang et al.); None by default."""
+        return None
+
+    def finished(self, job: Job) -> None:  # noqa: B027 - optional hook
+        """``job`` ended normally (allocators that learn from history override this)."""
+
+    def next_change(self, now: float) -> float | None:
+        """The next time the allocator's rules change by themselves (a prime-time boundary),
+        so the engine can schedule a pass then; None when they never do."""
+        return None
 
     def explain(self, job: Job) -> str:
         """Why ``job`` cannot start now, in the operator's terms."""

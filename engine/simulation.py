@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 _CHUNK = 4096
 _ARRIVAL = priority(ARRIVAL, 0)
 _COMPLETION = priority(COMPLETION, 0)
+_CLOCK = priority(ACTION, (1 << 39))
 
 
 class RunningJob(NamedTuple):
@@ -120,7 +121,7 @@ class Simulation:
         first = float(workload.submit[0]) if n else 0.0
         self.env = Calendar(initial_time=first)
         self.allocator = self._make_allocator(self.policy.allocator)
-        self._order: QueueOrder = QUEUE_ORDERS.get(self.policy.queue)()
+        self._order: QueueOrder = QUEUE_ORDERS.get(self.policy.queue)(machine)
         self._discipline: Discipline = DISCIPLINES.get(self.policy.discipline)(self.policy)
         self._backfill: Backfill = BACKFILLS.get(self.policy.backfill)(self.policy)
         self.queue = WaitingQueue(self._order)
@@ -139,6 +140,7 @@ class Simulation:
         self._busy_alloc = 0
         self._early_release = False
         self._pass_pending = False
+        self._wake_at = math.nan
         self.integrals = Integrals(first=first, last=first)
         self.series = Series(first) if history else None
         self._finished = 0
@@ -172,7 +174,7 @@ class Simulation:
                 f"allocator '{name}' does not work on {self.machine.topology} machine "
                 f"'{self.machine.name}' (valid here: {', '.join(valid)})"
             )
-        return cls(self.machine, generator(self.seed, Stream.ALLOCATOR))
+        return cls(self.machine, generator(self.seed, Stream.ALLOCATOR), rotate=self.policy.rotate)
 
     def _job_feed(self) -> Iterator[Job]:
         """Jobs in arrival order, built in chunks (a million-job workload never exists as a
@@ -309,6 +311,8 @@ class Simulation:
         arrivals (DESIGN.md, "Event order at one instant")."""
         self._pass_pending = False
         now = self.env.now
+        allocator = self.allocator
+        allocator.now = now
         queue = self.queue.ordered(now)
         if queue:
             ctx = self._ctx
@@ -318,6 +322,7 @@ class Simulation:
             ctx.early_release = self._early_release
             ctx.started = set()
             ctx.arrival_order = self._order.arrival_order
+            ctx.pairs = type(allocator).companion is not Allocator.companion
             if self._backfill.owns_starts:
                 self._backfill.run(ctx, None)
             else:
@@ -329,6 +334,15 @@ class Simulation:
             for index in ctx.started:
                 remove(running[index].job)
         self._early_release = False
+        wake = allocator.next_change(now)
+        if wake is not None and wake > now and wake != self._wake_at:
+            self._wake_at = wake
+            Tick(self.env, wake, _CLOCK, self._on_clock, wake)
+
+    def _on_clock(self, tick: Tick) -> None:
+        """A time at which the allocator's rules change (e.g. prime time begins)."""
+        self._emit("clock", -1, "allocation rules change")
+        self._request_pass()
 
     def _start_job(self, job: Job, placement: Placement) -> None:
         now = self.env.now
@@ -368,6 +382,7 @@ class Simulation:
         self._finish[index] = now
         if not killed:
             self._finished += 1
+            self.allocator.finished(r.job)
         self._busy -= r.job.size
         self._busy_alloc -= r.placement.nodes
         self.stats.running -= 1
@@ -473,7 +488,7 @@ class Simulation:
     def change_policy(self, **changes: str) -> None:
         """Switch queue order, discipline, backfilling or allocator from now on."""
         policy = self.policy.with_changes(**changes)
-        order = QUEUE_ORDERS.get(policy.queue)()
+        order = QUEUE_ORDERS.get(policy.queue)(self.machine)
         discipline = DISCIPLINES.get(policy.discipline)(policy)
         backfill = BACKFILLS.get(policy.backfill)(policy)
         if policy.allocator != self.policy.allocator:

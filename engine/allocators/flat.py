@@ -22,8 +22,8 @@ class FlatAllocator(Allocator):
     topologies = frozenset({"flat", "mesh", "torus"})
     complexity = "O(1) per decision on a flat machine; O(cells) on a grid"
 
-    def __init__(self, machine: Machine, rng: np.random.Generator) -> None:
-        super().__init__(machine, rng)
+    def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
+        super().__init__(machine, rng, rotate=rotate)
         self._count_only = machine.topology == "flat"
         self._free = machine.nodes
         self._owner = np.full(0 if self._count_only else machine.nodes, FREE, dtype=np.int64)

@@ -36,7 +36,8 @@ class PassContext:
     """One scheduling pass at time ``now``: ``queue`` in priority order (read-only during the
     pass; started jobs leave it when the pass ends). ``early_release`` says whether a job ended
     before its estimate since the last pass; ``arrival_order`` whether the queue order is
-    arrival order (FCFS)."""
+    arrival order (FCFS); ``pairs`` whether the allocator pairs jobs (it overrides
+    :meth:`~engine.allocation.Allocator.companion`)."""
 
     now: float
     queue: list[Job]
@@ -46,12 +47,22 @@ class PassContext:
     early_release: bool = False
     started: set[int] = field(default_factory=set)
     arrival_order: bool = True
+    pairs: bool = False
     stats: RunStats = field(default_factory=lambda: RunStats())
 
     def start(self, job: Job, placement: Placement) -> None:
-        """Start ``job`` now on ``placement``."""
+        """Start ``job`` now on ``placement``, and the companion the allocator pairs with it
+        (paired job filling), if any."""
         self.start_job(job, placement)
-        self.started.add(job.index)
+        started = self.started
+        started.add(job.index)
+        if not self.pairs:
+            return
+        waiting = [j for j in self.queue if j.index not in started]
+        pair = self.allocator.companion(job, placement, waiting) if waiting else None
+        if pair is not None and pair[0].index not in started:
+            self.start_job(*pair)
+            started.add(pair[0].index)
 
     def planner(self) -> Planner:
         """Future availability from the running jobs' expected releases."""

@@ -14,11 +14,16 @@ from heapq import heappop, heappush
 from typing import ClassVar
 
 from engine.jobs import Job
+from engine.machines import Machine
 from engine.registry import Registry
 
 
 class QueueOrder(ABC):
-    """A priority rule. ``score`` is what the console shows in the queue's priority column."""
+    """A priority rule. ``score`` is what the console shows in the queue's priority column.
+    Orders are built with the machine, whose data some of them read (NQS queue priorities)."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.machine = machine
 
     name: ClassVar[str] = ""
     dynamic: ClassVar[bool] = False

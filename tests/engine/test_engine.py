@@ -2,6 +2,7 @@
 backfilling invariants, operator actions, forks and determinism."""
 
 import math
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -235,3 +236,34 @@ def test_series_merges_buckets_and_keeps_time_weighted_means():
     assert view.times.tolist() == [0.0, 2.0, 4.0]
     assert view.utilization.tolist() == [1.0, 0.0, 0.0]
     assert view.loc.tolist() == [0.0, 0.5, 0.5]
+
+
+def test_allocator_hooks_companion_finished_and_clock():
+    from engine.allocators.flat import FlatAllocator
+
+    class Pairing(FlatAllocator):
+        seen: ClassVar[list[int]] = []
+
+        def companion(self, job, placement, waiting):
+            mate = next((j for j in waiting if j.size == job.size), None)
+            return None if mate is None else (mate, self.find(mate))
+
+        def finished(self, job):
+            self.seen.append(job.job_id)
+
+        def next_change(self, now):
+            return 100.0 if now < 100 else None
+
+    sim = Simulation(
+        load_machine("flat:4"), workload([(0, 4, 10), (1, 2, 5), (1, 1, 5), (2, 2, 5)])
+    )
+    sim.allocator = Pairing(sim.machine, sim.allocator.rng)
+    sim._ctx.allocator = sim.allocator
+    records = []
+    while (r := sim.step()) is not None:
+        records.append(r)
+    # job 2 (2 nodes) starts at 10 with its same-size mate job 4 ahead of job 3
+    assert sim.start_times().tolist() == [0, 10, 15, 10]
+    assert Pairing.seen == [1, 2, 4, 3]
+    assert [r.kind for r in records if r.kind == "clock"] == ["clock"]
+    assert [r.time for r in records if r.kind == "clock"] == [100.0]
