@@ -22,6 +22,7 @@ from engine.outputs import (
     write_text,
 )
 from engine.policy import Policy
+from engine.reports import REPORTS, ReportTable, write_csv
 from engine.scheduling.backfill import BACKFILLS
 from engine.scheduling.disciplines import DISCIPLINES
 from engine.scheduling.orders import QUEUE_ORDERS
@@ -52,18 +53,26 @@ def run(
         typer.Option(help="SWF trace (.swf, .swf.gz) or workload .toml; default: the machine's."),
     ] = None,
     queue: Annotated[
-        str,
-        typer.Option(help=f"Queue order: {_names(QUEUE_ORDERS)}.", rich_help_panel=POLICY_PANEL),
-    ] = "fcfs",
-    discipline: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help=f"Start discipline: {_names(DISCIPLINES)}.", rich_help_panel=POLICY_PANEL
+            help=f"Queue order (default: the machine's, else fcfs): {_names(QUEUE_ORDERS)}.",
+            rich_help_panel=POLICY_PANEL,
         ),
-    ] = "fcfs",
+    ] = None,
+    discipline: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Start discipline (default: the machine's, else fcfs): {_names(DISCIPLINES)}.",
+            rich_help_panel=POLICY_PANEL,
+        ),
+    ] = None,
     backfill: Annotated[
-        str, typer.Option(help=f"Backfilling: {_names(BACKFILLS)}.", rich_help_panel=POLICY_PANEL)
-    ] = "none",
+        str | None,
+        typer.Option(
+            help=f"Backfilling (default: the machine's, else none): {_names(BACKFILLS)}.",
+            rich_help_panel=POLICY_PANEL,
+        ),
+    ] = None,
     alloc: Annotated[
         str | None,
         typer.Option(
@@ -122,16 +131,37 @@ def run(
         Path | None,
         typer.Option(help="Write the simulated schedule as SWF.", rich_help_panel=OUTPUT_PANEL),
     ] = None,
+    report: Annotated[
+        str | None,
+        typer.Option(help=f"Print a report: {_names(REPORTS)}.", rich_help_panel=OUTPUT_PANEL),
+    ] = None,
+    report_out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write the report's tables as CSV files here.", rich_help_panel=OUTPUT_PANEL
+        ),
+    ] = None,
+    requeue: Annotated[
+        bool,
+        typer.Option(help="Move jobs that break their queue's limits to a queue that admits them."),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
 ) -> None:
     """Simulate a workload on a machine and report waiting, slowdown and capacity metrics."""
     if procs_per_unit is not None and procs_per_unit < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--procs-per-unit")
     the_machine = load_machine(machine)
+    report_fn = REPORTS.get(report) if report else None
     jobs = load_workload(
-        workload, the_machine, seed=seed, lenient=lenient, procs_per_unit=procs_per_unit
+        workload,
+        the_machine,
+        seed=seed,
+        lenient=lenient,
+        procs_per_unit=procs_per_unit,
+        requeue=requeue,
     ).scaled(load_factor=load_factor, runtime_scale=runtime_scale)
-    policy = Policy(
+    policy = Policy.for_machine(
+        the_machine,
         queue=queue,
         discipline=discipline,
         backfill=backfill,
@@ -171,6 +201,24 @@ def run(
         write_schedule_swf(sim, swf_out)
     if not quiet:
         _print_summary(document)
+    if report_fn is not None:
+        tables = report_fn(sim)
+        if report_out:
+            write_csv(tables, report_out)
+        if not quiet:
+            _print_report(tables)
+
+
+def _print_report(tables: list[ReportTable]) -> None:
+    from rich.table import Table
+
+    for t in tables:
+        table = Table(title=t.title, header_style="bold")
+        for k, col in enumerate(t.columns):
+            table.add_column(col, justify="left" if k == 0 else "right")
+        for row in t.rows:
+            table.add_row(*row)
+        out.print(table)
 
 
 def _drive(sim: Simulation, *, show_progress: bool) -> None:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from engine.jobs import Job
     from engine.machines import Machine
+    from engine.workload import Workload
 
 FREE = -1
 """Cell owner value for an idle cell in :meth:`Allocator.owners`."""
@@ -88,6 +89,13 @@ class Allocator(ABC):
         default counts nodes, which is exact for allocators that never
         fragment; topology-aware allocators return a planner that holds concrete placements."""
         return CountPlanner(now, self.free_nodes, releases)
+
+    def prepare(self, workload: Workload) -> None:  # noqa: B027 - optional hook
+        """See the workload before the run (e.g. its header's time zone)."""
+
+    def admit(self, job: Job) -> str | None:
+        """Why ``job`` is rejected on arrival (never queued), or None to queue it."""
+        return None
 
     def companion(
         self, job: Job, placement: Placement, waiting: Sequence[Job]

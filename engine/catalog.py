@@ -7,6 +7,12 @@ discipline, backfilling policy, action and workload generator by the names the C
 import engine.actions
 import engine.allocators.flat
 import engine.grid
+import engine.nqs.allocator
+import engine.nqs.config
+import engine.nqs.policy
+import engine.nqs.queues
+import engine.nqs.report
+import engine.nqs.workload
 import engine.scheduling.backfill
 import engine.scheduling.disciplines
 import engine.scheduling.orders

@@ -26,6 +26,10 @@ GENERATORS: Registry[Callable[[Table, Machine, np.random.Generator], Workload]] 
     "workload kind"
 )
 
+ADAPTERS: Registry[Callable[..., Workload]] = Registry("workload adapter")
+"""Per machine section (e.g. ``nqs``): a function ``(workload, section, requeue=...)`` that fits
+a loaded workload to the machine (queue mapping and limits)."""
+
 
 def load_workload(
     spec: str | Path | None,
@@ -34,6 +38,7 @@ def load_workload(
     seed: int = 0,
     lenient: bool = False,
     procs_per_unit: int | None = None,
+    requeue: bool = False,
 ) -> Workload:
     """The workload named by ``spec``: an SWF trace (``.swf``, ``.swf.gz``), the name of a trace
     fetched with ``meshsim trace fetch``, a workload TOML file, or None for the machine's
@@ -46,11 +51,16 @@ def load_workload(
         path = cached(str(spec)) or Path(spec)
     name = path.name
     if name.endswith(".toml"):
-        return generate(load_toml(path), machine, seed)
-    if name.endswith((".swf", ".swf.gz", ".gz")) or path.exists():
+        workload = generate(load_toml(path), machine, seed)
+    elif name.endswith((".swf", ".swf.gz", ".gz")) or path.exists():
         trace = read_swf(path, lenient=lenient)
-        return from_swf(trace, machine, procs_per_unit=procs_per_unit)
-    raise MeshsimError(f"{path}: no such file")
+        workload = from_swf(trace, machine, procs_per_unit=procs_per_unit)
+    else:
+        raise MeshsimError(f"{path}: no such file")
+    for section, config in machine.extras.items():
+        if section in ADAPTERS:
+            workload = ADAPTERS.get(section)(workload, config, requeue=requeue)
+    return workload
 
 
 def generate(root: Table, machine: Machine, seed: int) -> Workload:

@@ -71,6 +71,7 @@ class Machine:
     description: str = ""
     default_allocator: str = "flat"
     default_workload: str | None = None
+    default_policy: dict[str, str] = field(default_factory=dict, compare=False)
     size_classes: tuple[SizeClass, ...] = ()
     source: str = ""
     extras: dict[str, Any] = field(default_factory=dict, compare=False)
@@ -159,6 +160,11 @@ def parse_machine(root: Table) -> Machine:
     )
     description = head.str("description", "")
     default_allocator = head.str("default_allocator", "flat")
+    default_policy = {
+        key: head.str(f"default_{key}")
+        for key in ("queue", "discipline", "backfill")
+        if f"default_{key}" in head
+    }
     default_workload = head.str("default_workload", None)
     spec = TOPOLOGIES.get(topology)(root.table("topology"), header)
     metrics = root.table("metrics")
@@ -175,6 +181,7 @@ def parse_machine(root: Table) -> Machine:
         description=description,
         default_allocator=default_allocator,
         default_workload=default_workload,
+        default_policy=default_policy,
         size_classes=classes,
         source=root.source,
         extras=extras,

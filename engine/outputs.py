@@ -63,6 +63,7 @@ def result_document(sim: Simulation, inputs: RunInputs) -> dict[str, Any]:
             "transforms": list(sim.workload.transforms),
         },
         "skipped": dict(sim.workload.skipped),
+        "rejected": dict(sorted(sim.rejected.items())),
         "metrics": results.metrics,
         "by_size_class": results.by_size_class,
         "by_queue": results.by_queue,

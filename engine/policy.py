@@ -12,7 +12,10 @@ allocator parameters travel here too so a run is fully described by one frozen v
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.machines import Machine
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,16 @@ class Policy:
     bound: int = 8
     rotate: bool = False
     migrate: bool = False
+
+    @classmethod
+    def for_machine(cls, machine: Machine, **given: Any) -> Policy:
+        """A policy from the options given; queue order, discipline and backfilling left out
+        (None) take the machine's defaults (``default_queue`` ... in its file), else the
+        class defaults."""
+        chosen = {k: v for k, v in given.items() if v is not None}
+        for key, value in machine.default_policy.items():
+            chosen.setdefault(key, value)
+        return cls(**chosen)
 
     def with_changes(self, **changes: Any) -> Policy:
         """A copy with some fields changed (used by the console's "change policy from now on")."""

@@ -121,6 +121,9 @@ class Simulation:
         first = float(workload.submit[0]) if n else 0.0
         self.env = Calendar(initial_time=first)
         self.allocator = self._make_allocator(self.policy.allocator)
+        self.allocator.prepare(workload)
+        self.rejected: dict[str, int] = {}
+        self._refused: dict[int, str] = {}
         self._order: QueueOrder = QUEUE_ORDERS.get(self.policy.queue)(machine)
         self._discipline: Discipline = DISCIPLINES.get(self.policy.discipline)(self.policy)
         self._backfill: Backfill = BACKFILLS.get(self.policy.backfill)(self.policy)
@@ -292,6 +295,13 @@ class Simulation:
         self._next_job = next(self._feed, None)
         if self._next_job is not None:
             self._schedule_arrival(self._next_job)
+        refusal = self.allocator.admit(job)
+        if refusal is not None:
+            self.rejected[refusal] = self.rejected.get(refusal, 0) + 1
+            self._refused[job.index] = refusal
+            self._cancelled.add(job.index)
+            self._emit("rejected", job.job_id, refusal)
+            return
         self.queue.add(job)
         self.stats.arrivals += 1
         self._emit("arrival", job.job_id)
@@ -334,13 +344,16 @@ class Simulation:
             for index in ctx.started:
                 remove(running[index].job)
         self._early_release = False
+        if not self.queue.jobs:
+            return
         wake = allocator.next_change(now)
         if wake is not None and wake > now and wake != self._wake_at:
             self._wake_at = wake
             Tick(self.env, wake, _CLOCK, self._on_clock, wake)
 
     def _on_clock(self, tick: Tick) -> None:
-        """A time at which the allocator's rules change (e.g. prime time begins)."""
+        """A time at which the allocator's rules change (e.g. prime time begins); scheduled
+        only while jobs wait, so an idle machine's clock never keeps a run alive."""
         self._emit("clock", -1, "allocation rules change")
         self._request_pass()
 
@@ -508,6 +521,8 @@ class Simulation:
         if index in self.running:
             r = self.running[index]
             return f"running since t={r.start:g} on {r.placement.label or 'the machine'}"
+        if index in self._refused:
+            return f"rejected on arrival: {self._refused[index]}"
         if index in self._cancelled:
             return "cancelled"
         if not math.isnan(self._finish[index]):
