@@ -112,6 +112,12 @@ class Allocator(ABC):
         so the engine can schedule a pass then; None when they never do."""
         return None
 
+    def repack(self, running: Sequence[tuple[Job, Placement]]) -> dict[int, Placement] | None:
+        """Migration (Krevat et al., seed 002 §2): new placements for the running jobs, placed
+        largest first into an empty machine by this allocator's own rule, keyed by job index;
+        None when the allocator cannot migrate or the jobs do not all fit. Changes nothing."""
+        return None
+
     def explain(self, job: Job) -> str:
         """Why ``job`` cannot start now, in the operator's terms."""
         free = self.free_nodes

@@ -88,6 +88,15 @@ class Snapshot:
     series: SeriesView | None
 
 
+@dataclass
+class MigrationCounts:
+    """What migration did over a run."""
+
+    passes: int = 0
+    jobs: int = 0
+    node_seconds: float = 0.0
+
+
 @dataclass(frozen=True)
 class Results:
     """What a run produced: the metrics and their breakdowns by size class and by queue."""
@@ -111,6 +120,7 @@ class Simulation:
         log: Callable[[EventRecord], None] | None = None,
         recent: int = 0,
         history: bool = False,
+        allocator_class: type[Allocator] | None = None,
     ) -> None:
         self.machine = machine
         self.workload = workload
@@ -120,9 +130,13 @@ class Simulation:
         n = len(workload)
         first = float(workload.submit[0]) if n else 0.0
         self.env = Calendar(initial_time=first)
+        self._allocator_class = allocator_class
         self.allocator = self._make_allocator(self.policy.allocator)
         self.allocator.prepare(workload)
         self.rejected: dict[str, int] = {}
+        self.migration = MigrationCounts()
+        if self.policy.migrate and type(self.allocator).repack is Allocator.repack:
+            raise MeshsimError(f"allocator '{self.allocator.name}' cannot migrate jobs (--migrate)")
         self._refused: dict[int, str] = {}
         self._order: QueueOrder = QUEUE_ORDERS.get(self.policy.queue)(machine)
         self._discipline: Discipline = DISCIPLINES.get(self.policy.discipline)(self.policy)
@@ -169,7 +183,7 @@ class Simulation:
 
     def _make_allocator(self, name: str | None) -> Allocator:
         name = name or self.machine.default_allocator
-        cls = ALLOCATORS.get(name)
+        cls = self._allocator_class or ALLOCATORS.get(name)
         if self.machine.topology not in cls.topologies:
             topology = self.machine.topology
             valid = [n for n in ALLOCATORS.names() if topology in ALLOCATORS.get(n).topologies]
@@ -337,6 +351,8 @@ class Simulation:
                 self._backfill.run(ctx, None)
             else:
                 head = self._discipline.select(ctx)
+                if head is not None and self.policy.migrate and self._migrate():
+                    head = self._discipline.select(ctx)
                 if head is not None:
                     self._backfill.run(ctx, head)
             running = self.running
@@ -356,6 +372,35 @@ class Simulation:
         only while jobs wait, so an idle machine's clock never keeps a run alive."""
         self._emit("clock", -1, "allocation rules change")
         self._request_pass()
+
+    def _migrate(self) -> bool:
+        """Re-pack the running jobs when the head is blocked (FCFS with migration, seed 002
+        §2): every running job is re-placed, largest first, into an empty machine by the
+        allocator's own rule; the new layout is applied when it holds them all. Returns whether
+        any job moved. Counts migrations, moved jobs and moved node-seconds (the work already
+        done by the moved jobs, nodes × elapsed time, a measure of the state migrated)."""
+        running = [(r.job, r.placement) for _, r in sorted(self.running.items())]
+        plan = self.allocator.repack(running)
+        if plan is None:
+            return False
+        moved = [(job, old) for job, old in running if plan[job.index].cells != old.cells]
+        if not moved:
+            return False
+        allocator = self.allocator
+        for job, old in moved:
+            allocator.release(job, old)
+        now = self.env.now
+        for job, _ in moved:
+            new = plan[job.index]
+            allocator.allocate(job, new)
+            r = self.running[job.index]
+            self.running[job.index] = r._replace(placement=new)
+            if new.label:
+                self._where[job.index] = new.label
+            self.migration.node_seconds += new.nodes * (now - r.start)
+        self.migration.passes += 1
+        self.migration.jobs += len(moved)
+        return True
 
     def _start_job(self, job: Job, placement: Placement) -> None:
         now = self.env.now
@@ -624,8 +669,12 @@ class Simulation:
         sizes, inverse = np.unique(out.size, return_inverse=True)
         labels = np.array([machine.size_class(int(v)) for v in sizes.tolist()], dtype=object)
         queues = out.queue.astype(str).astype(object)
+        metrics = summary(out, machine.nodes, self.integrals)
+        metrics["migrations"] = self.migration.passes
+        metrics["migrated_jobs"] = self.migration.jobs
+        metrics["migrated_node_seconds"] = self.migration.node_seconds
         return Results(
-            metrics=summary(out, machine.nodes, self.integrals),
+            metrics=metrics,
             by_size_class=breakdown(out, labels[inverse]),
             by_queue=breakdown(out, queues),
         )
@@ -668,6 +717,7 @@ class Simulation:
             actions=self.action_log,
             recent=self._recent.maxlen or 0,
             history=self.series is not None,
+            allocator_class=self._allocator_class,
         )
         twin.run_to_event(self.events if event is None else event)
         return twin

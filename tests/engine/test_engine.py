@@ -17,7 +17,7 @@ from engine.scheduling.backfill import ConservativeBackfill
 from engine.simulation import Simulation
 from engine.swf import read_swf
 from engine.workload import from_swf
-from tests.conftest import LUBLIN, NASA, require_trace
+from tests.conftest import DATA, LUBLIN, NASA, require_trace
 from tests.engine.helpers import run, workload
 
 
@@ -267,3 +267,40 @@ def test_allocator_hooks_companion_finished_and_clock():
     assert Pairing.seen == [1, 2, 4, 3]
     assert [r.kind for r in records if r.kind == "clock"] == ["clock"]
     assert [r.time for r in records if r.kind == "clock"] == [100.0]
+
+
+def test_migration_repacks_running_jobs_when_the_head_is_blocked():
+    from engine.allocation import FREE, Placement
+    from engine.allocators.flat import FlatAllocator
+
+    class Line(FlatAllocator):
+        """Contiguous runs on a line of 4 cells: first fit; repack packs largest first."""
+
+        topologies = frozenset({"mesh"})
+
+        def find(self, job):
+            free = (self._owner == FREE).tolist()
+            for start in range(len(free) - job.size + 1):
+                if all(free[start : start + job.size]):
+                    return Placement(tuple(range(start, start + job.size)), job.size, f"@{start}")
+            return None
+
+        def repack(self, running):
+            plan, at = {}, 0
+            for job, _ in sorted(running, key=lambda p: (-p[0].size, p[0].index)):
+                plan[job.index] = Placement(tuple(range(at, at + job.size)), job.size, f"@{at}")
+                at += job.size
+            return plan
+
+    line = load_machine(str(DATA / "line4.toml"))
+    rows = [(0, 1, 10), (0, 1, 100), (0, 1, 10), (1, 1, 100), (20, 2, 5)]
+    for migrate, expected in ((False, 100), (True, 20)):
+        sim = Simulation(line, workload(rows), Policy(migrate=migrate), allocator_class=Line)
+        sim.run()
+        # at t=10 jobs 1 and 3 leave holes at cells 0 and 2; the 2-cell job needs them joined
+        assert sim.start_times()[4] == expected
+        m = sim.results().metrics
+        assert (m["migrations"] > 0) == migrate
+        assert m["migrated_jobs"] == (2 if migrate else 0)
+    with pytest.raises(MeshsimError, match="cannot migrate"):
+        Simulation(load_machine("flat:4"), workload(rows), Policy(migrate=True))
