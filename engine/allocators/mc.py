@@ -10,12 +10,13 @@ Both orientations w × h and h × w are evaluated; the cheapest cluster is alloc
 Choices where the text is silent (extraction §3.8, ambiguity 4):
 
 - *within-shell order*: "shorter sides first, longer sides second, corners last" (L1387). Of two
-  equal sides the one with lower coordinates goes first (top before bottom, left before right),
-  each side is scanned middle-out from its midpoint (like PLAS, lower position first), sides are
-  measured without clipping, and when the ring is square the vertical sides (parallel to the I/O
-  column) count as the shorter. Corners: (left, top), (right, top), (left, bottom), (right,
-  bottom). Inside shell_0, when it holds more idle nodes than needed (scalar requests below),
-  nodes are taken row by row;
+  equal sides the one with lower coordinates goes first (top before bottom, left before right);
+  each side is scanned in increasing coordinate order; sides are measured without clipping, and
+  when the ring is square the vertical sides (parallel to the I/O column) count as the shorter.
+  Corners: (left, top), (right, top), (left, bottom), (right, bottom). Inside shell_0, when it
+  holds more idle nodes than needed (scalar requests below), nodes are taken row by row. The
+  scan along a side is *not* middle-out: Ch. VII introduces middle-out as MC Elongated's new
+  order (L2388) and says the old MC order explains its poorer balance (footnote L2392);
 - *ties*: within one orientation the first centre in row-major scan order (y, then x) with the
   minimal cost wins; the h × w orientation replaces w × h only when strictly cheaper (the
   pseudocode's order of evaluation);
@@ -31,11 +32,14 @@ O(N · (max(W, H) + 1)) per orientation, then O(N) to list the winning cluster.
 floor(n / k) whole columns (k = the mesh height) around column i, spanning the full height
 (ambiguity 6: not a k-tall rectangle centred on row j, which would be clipped); each further shell
 adds one column on the left and one on the right. When n < k, shell_0 is empty (zero columns,
-between columns i - 1 and i), so shell_1 is columns i - 1 and i. As in the reported results
-(footnote L2392) the within-shell order is MC's: the vertical sides are the only ones inside the
-mesh, so it takes the left column middle-out, then the right column middle-out. With these
-choices MC Elongated continues PLAS-like in the partly filled column, and an empty mesh filled by
-arrivals only stays perfectly balanced (tested).
+between columns i - 1 and i), so shell_1 is columns i - 1 and i. The vertical sides are the only
+ones inside the mesh, so a shell is its left column, then its right column, each scanned
+
+- ``order="mc"`` (default, the registered ``mc-elongated``): top to bottom, MC's order, as in the
+  reported results (footnote L2392, Table 8, Table 9);
+- ``order="middle-out"``: middle-out as in PLAS, the order Mache designed (L2388). With it an
+  empty mesh filled by arrivals only stays perfectly balanced when every job is smaller than k
+  or a multiple of k; the unconditional claim of L2412 fails for mixed sizes (tested).
 """
 
 from __future__ import annotations
@@ -47,7 +51,9 @@ import numpy as np
 
 from engine.allocation import ALLOCATORS
 from engine.allocators.grid_nodes import NodeGridAllocator, middle_out
+from engine.errors import MeshsimError
 from engine.jobs import Job
+from engine.machines import Machine
 
 
 def request_shape(job: Job) -> tuple[int, int]:
@@ -66,6 +72,10 @@ def summed_area(idle: np.ndarray) -> np.ndarray:
     return out
 
 
+_CHUNK = 1 << 18
+"""Largest number of (centre, shell) entries :func:`shell_costs` evaluates at once."""
+
+
 def shell_costs(
     idle: np.ndarray,
     cx: np.ndarray,
@@ -76,19 +86,27 @@ def shell_costs(
     *,
     full_height: bool = False,
 ) -> np.ndarray:
-    """Cost of the candidate cluster of every centre (cx[k], cy[k]), all shells at once."""
+    """Cost of the candidate cluster of every centre (cx[k], cy[k]), all shells at once.
+
+    Centres are processed in chunks of at most ``_CHUNK`` (centre, shell) entries so memory
+    stays bounded on large meshes.
+    """
     width, height = idle.shape
     sat = summed_area(idle)
     s = np.arange(max(width, height) + 1)[None, :]
-    x0 = (cx - w // 2)[:, None]
-    xa, xb = np.clip(x0 - s, 0, width), np.clip(x0 + w + s, 0, width)
-    if full_height:
-        ya, yb = np.zeros_like(xa), np.full_like(xa, height)
-    else:
-        y0 = (cy - h // 2)[:, None]
-        ya, yb = np.clip(y0 - s, 0, height), np.clip(y0 + h + s, 0, height)
-    counts = sat[xb, yb] - sat[xa, yb] - sat[xb, ya] + sat[xa, ya]
-    return np.maximum(n - counts, 0).sum(axis=1)
+    step = max(1, _CHUNK // s.size)
+    out = np.empty(len(cx), dtype=np.int64)
+    for lo in range(0, len(cx), step):
+        x0 = (cx[lo : lo + step] - w // 2)[:, None]
+        xa, xb = np.clip(x0 - s, 0, width), np.clip(x0 + w + s, 0, width)
+        if full_height:
+            ya, yb = 0, height
+        else:
+            y0 = (cy[lo : lo + step] - h // 2)[:, None]
+            ya, yb = np.clip(y0 - s, 0, height), np.clip(y0 + h + s, 0, height)
+        counts = sat[xb, yb] - sat[xa, yb] - sat[xb, ya] + sat[xa, ya]
+        out[lo : lo + step] = np.maximum(n - counts, 0).sum(axis=1)
+    return out
 
 
 def candidate_costs(
@@ -101,12 +119,22 @@ def candidate_costs(
     return out
 
 
-def ring(x0: int, y0: int, w: int, h: int, s: int) -> list[tuple[int, int]]:
+SIDE_ORDERS = ("mc", "middle-out")
+"""How a side of a shell is scanned: in increasing coordinate order, or middle-out."""
+
+
+def _side(lo: int, hi: int, order: str) -> list[int]:
+    if order == "middle-out":
+        return middle_out(lo, hi, lo + (hi - lo + 1) // 2)
+    return list(range(lo, hi + 1))
+
+
+def ring(x0: int, y0: int, w: int, h: int, s: int, order: str = "mc") -> list[tuple[int, int]]:
     """Shell s >= 1 around the w × h rectangle at (x0, y0), unclipped, in MC's order."""
     left, right = x0 - s, x0 + w + s - 1
     top, bottom = y0 - s, y0 + h + s - 1
-    xs = middle_out(left + 1, right - 1, left + 1 + (right - left - 1) // 2)
-    ys = middle_out(top + 1, bottom - 1, top + 1 + (bottom - top - 1) // 2)
+    xs = _side(left + 1, right - 1, order)
+    ys = _side(top + 1, bottom - 1, order)
     horizontal = [(x, top) for x in xs] + [(x, bottom) for x in xs]
     vertical = [(left, y) for y in ys] + [(right, y) for y in ys]
     sides = horizontal + vertical if w < h else vertical + horizontal
@@ -114,7 +142,15 @@ def ring(x0: int, y0: int, w: int, h: int, s: int) -> list[tuple[int, int]]:
 
 
 def build_cluster(
-    idle: np.ndarray, cx: int, cy: int, w: int, h: int, n: int, *, full_height: bool = False
+    idle: np.ndarray,
+    cx: int,
+    cy: int,
+    w: int,
+    h: int,
+    n: int,
+    *,
+    full_height: bool = False,
+    order: str = "mc",
 ) -> list[tuple[int, int]]:
     """The n idle nodes MC picks around centre (cx, cy), in selection order."""
     width, height = idle.shape
@@ -128,7 +164,7 @@ def build_cluster(
     ][:n]
     s = 1
     while len(chosen) < n:
-        for x, y in ring(x0, y0, w, hh, s):
+        for x, y in ring(x0, y0, w, hh, s, order):
             if 0 <= x < width and 0 <= y < height and idle[x, y]:
                 chosen.append((x, y))
                 if len(chosen) == n:
@@ -141,6 +177,7 @@ class _ShellAllocator(NodeGridAllocator):
     """Common driver: evaluate every idle centre per orientation and build the cheapest cluster."""
 
     full_height = False
+    side_order = "mc"
 
     @abstractmethod
     def _orientations(self, job: Job) -> list[tuple[int, int]]:
@@ -156,7 +193,9 @@ class _ShellAllocator(NodeGridAllocator):
             if cost[k] < best[0]:
                 best = (int(cost[k]), int(cx[k]), int(cy[k]), w, h)
         _, x, y, w, h = best
-        nodes = build_cluster(idle, x, y, w, h, job.size, full_height=self.full_height)
+        nodes = build_cluster(
+            idle, x, y, w, h, job.size, full_height=self.full_height, order=self.side_order
+        )
         return np.array([px * self.height + py for px, py in nodes], dtype=np.int64)
 
 
@@ -184,6 +223,14 @@ class MCElongatedAllocator(_ShellAllocator):
     topologies = frozenset({"mesh"})
     complexity = "O(N·(max(W,H)+1)) per decision with numpy, plus O(N) to list the cluster"
     full_height = True
+
+    def __init__(self, machine: Machine, rng: np.random.Generator, *, order: str = "mc") -> None:
+        super().__init__(machine, rng)
+        if order not in SIDE_ORDERS:
+            raise MeshsimError(
+                f"unknown MC Elongated order '{order}' (valid: {', '.join(SIDE_ORDERS)})"
+            )
+        self.side_order = order
 
     def _orientations(self, job: Job) -> list[tuple[int, int]]:
         return [(job.size // self.height, self.height)]

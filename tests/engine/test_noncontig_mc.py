@@ -1,14 +1,22 @@
 """MC (Mache Fig. 31) and MC Elongated (Fig. 59): worked examples and properties."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine.allocators.mc  # noqa: F401
 from engine.allocation import ALLOCATORS, Placement
 from engine.allocators.grid_nodes import NodeGridAllocator
-from engine.allocators.mc import build_cluster, candidate_costs, request_shape, ring
+from engine.allocators.mc import (
+    MCElongatedAllocator,
+    build_cluster,
+    candidate_costs,
+    request_shape,
+    ring,
+)
 from engine.contention.benchmarks import mesh_machine
+from engine.errors import MeshsimError
 from engine.jobs import Job
 
 
@@ -46,22 +54,23 @@ def test_fig32_centre_b_wins_with_cost_1() -> None:
 
 
 def test_ring_order() -> None:
-    """Shell 1 of a 1 × 3 shell_0 at (0, 0): the shorter (horizontal) sides first, each
-    middle-out, then the longer sides left before right, then the four corners."""
+    """Shell 1 of a 1 × 3 shell_0 at (0, 0): the shorter (horizontal) sides first, then the
+    longer sides left before right, each in increasing coordinate order, then the corners."""
     assert ring(0, 0, 1, 3, 1) == [
         (0, -1),
         (0, 3),
-        (-1, 1),
         (-1, 0),
+        (-1, 1),
         (-1, 2),
-        (1, 1),
         (1, 0),
+        (1, 1),
         (1, 2),
         (-1, -1),
         (1, -1),
         (-1, 3),
         (1, 3),
     ]
+    assert ring(0, 0, 1, 3, 1, "middle-out")[2:5] == [(-1, 1), (-1, 0), (-1, 2)]
     square = ring(0, 0, 1, 1, 1)
     assert square[:2] == [(-1, 0), (1, 0)]
 
@@ -124,9 +133,10 @@ def test_cost_formula_matches_the_cluster(w: int, h: int, data: st.DataObject) -
     n = data.draw(st.integers(1, len(idle_set)))
     rw, rh = data.draw(st.integers(0, 3)), data.draw(st.integers(1, 3))
     full = data.draw(st.booleans())
+    order = data.draw(st.sampled_from(["mc", "middle-out"]))
     costs = candidate_costs(idle, rw, rh, n, full_height=full)
     for cx, cy in sorted(idle_set):
-        nodes = build_cluster(idle, cx, cy, rw, rh, n, full_height=full)
+        nodes = build_cluster(idle, cx, cy, rw, rh, n, full_height=full, order=order)
         assert len(set(nodes)) == n and all(idle[p] for p in nodes)
         x0 = cx - rw // 2
         y0, hh = (0, h) if full else (cy - rh // 2, rh)
@@ -148,4 +158,10 @@ def test_mc_elongated_takes_whole_columns() -> None:
     compact = xy(m, m.find(job(0, 8)).cells)
     assert max(p[0] for p in compact) - min(p[0] for p in compact) == 2
     small = e.find(job(1, 3))
-    assert xy(e, small.cells) == [(0, 2), (0, 1), (0, 3)]
+    assert xy(e, small.cells) == [(0, 0), (0, 1), (0, 2)]
+    designed = MCElongatedAllocator(
+        mesh_machine(6, 4), np.random.default_rng(0), order="middle-out"
+    )
+    assert xy(designed, designed.find(job(1, 3)).cells) == [(0, 2), (0, 1), (0, 3)]
+    with pytest.raises(MeshsimError, match="unknown MC Elongated order"):
+        MCElongatedAllocator(mesh_machine(6, 4), np.random.default_rng(0), order="spiral")

@@ -108,10 +108,10 @@ def test_random_is_seeded_pure_and_uniform() -> None:
     assert (np.abs(counts - 1000) < 120).all()
 
 
-def arrive(name: str, w: int, h: int, sizes: list[int]) -> list[tuple[int, int]]:
+def arrive(name: str, w: int, h: int, sizes: list[int], **opts: str) -> list[tuple[int, int]]:
     """Allocate ``sizes`` in order on an empty mesh (no departures) while they fit; per-job and
     system balance factor (boundary h // 2) after each allocation."""
-    a = ALLOCATORS.get(name)(mesh_machine(w, h), np.random.default_rng(0))
+    a = ALLOCATORS.get(name)(mesh_machine(w, h), np.random.default_rng(0), **opts)
     out = []
     for i, size in enumerate(sizes):
         p = a.find(job(i, size))
@@ -145,21 +145,24 @@ def test_plas_perfect_balance_with_arrivals_only(w: int, half: int, sizes: list[
 def test_mc_elongated_perfect_balance_with_arrivals_only(
     w: int, half: int, data: st.DataObject
 ) -> None:
-    """MC Elongated with arrivals only is perfectly balanced when every job is smaller than the
-    mesh height k, or every job is a multiple of k (L2363: "if jobsize is divisible by k")."""
+    """MC Elongated with arrivals only: with either order, perfectly balanced when every job is a
+    multiple of the mesh height k (whole columns; L2363 "if jobsize is divisible by k"); with the
+    designed middle-out order (L2388) also when every job is smaller than k."""
     k = 2 * half
-    small = data.draw(st.lists(st.integers(1, max(k - 1, 1)), max_size=40))
     whole = data.draw(st.lists(st.integers(1, 3).map(lambda c: c * k), max_size=10))
-    if k > 1:
-        assert_perfect(arrive("mc-elongated", w, k, small))
+    small = data.draw(st.lists(st.integers(1, k - 1), max_size=40))
     assert_perfect(arrive("mc-elongated", w, k, whole))
+    assert_perfect(arrive("mc-elongated", w, k, whole, order="middle-out"))
+    assert_perfect(arrive("mc-elongated", w, k, small, order="middle-out"))
 
 
-def test_mc_elongated_balance_claim_fails_for_mixed_sizes() -> None:
-    """L2412 claims perfect balance with arrivals only for any sizes; with MC's cost it fails:
-    the 18-node job takes column 1 and two of column 0's last three nodes; column 0's last hole
-    is then too expensive to reach, so the 8- and 3-node jobs open column 2 and two odd columns
-    leave the system at +2."""
-    history = arrive("mc-elongated", 11, 16, [13, 18, 8, 3])
+def test_mc_elongated_balance_limits() -> None:
+    """Where perfect balance does not hold. With MC's order (the reported results) a job smaller
+    than k fills a column from the top: 5 nodes on a 16-high mesh give -5. With the designed
+    order L2412's unconditional claim still fails for mixed sizes: the 18-node job takes column 1
+    and two of column 0's last three nodes; reaching column 0's last hole then costs more than
+    opening column 2, so two odd columns leave the system at +2."""
+    assert arrive("mc-elongated", 4, 16, [5]) == [(-5, -5)]
+    history = arrive("mc-elongated", 11, 16, [13, 18, 8, 3], order="middle-out")
     assert [s for _, s in history] == [1, 1, 1, 2]
     assert all(j in (-1, 0, 1) for j, _ in history)
