@@ -160,3 +160,21 @@ def test_theorem1_write_bounds(half: int, data: st.DataObject) -> None:
     top = link_space(k, k).loads(src, dst)[0].max()
     n = len(cells)
     assert m * n / 4 <= top <= m * n
+
+
+@settings(max_examples=60, deadline=None)
+@given(k=st.integers(1, 8), data=st.data())
+def test_layouts_are_valid_for_any_size(k: int, data: st.DataObject) -> None:
+    """Every layout places n distinct nodes inside the k × k mesh for any 1 <= n <= k²."""
+    n = data.draw(st.integers(1, k * k))
+    m = data.draw(st.integers(1, k))
+    layout = data.draw(st.sampled_from(LAYOUTS.names()))
+    traffic = data.draw(st.sampled_from(["read", "write"]))
+    a = analyze_layout(k, layout, n, m, traffic)
+    assert len(set(a.nodes)) == n
+    assert all(0 <= x < k and 0 <= y < k for x, y in a.nodes)
+    assert a.network_mb_s == pytest.approx(m * n * a.link_mb_s / a.max_contention)
+    assert 1 <= a.max_contention <= m * n
+    assert a.loads.values.sum() == sum(
+        abs(x + 1) + abs(y - r) for x, y in a.nodes for r in a.io_rows
+    )
