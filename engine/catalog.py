@@ -6,6 +6,13 @@ discipline, backfilling policy, action and workload generator by the names the C
 
 import engine.actions
 import engine.allocators.flat
+import engine.allocators.m2db
+import engine.allocators.mbs
+import engine.allocators.mc
+import engine.allocators.paging
+import engine.allocators.plas
+import engine.allocators.random_nodes
+import engine.contention.io
 import engine.grid
 import engine.nqs.allocator
 import engine.nqs.config

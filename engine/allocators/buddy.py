@@ -128,8 +128,8 @@ class BuddyAllocator(NodeGridAllocator):
     Subclasses implement :meth:`_plan`, :meth:`_apply` and :meth:`_give_back`.
     """
 
-    def __init__(self, machine: Machine, rng: np.random.Generator) -> None:
-        super().__init__(machine, rng)
+    def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
+        super().__init__(machine, rng, rotate=rotate)
         self._plans: dict[int, BuddyPlan | None] = {}
         self._held: dict[int, tuple[Block, ...]] = {}
 

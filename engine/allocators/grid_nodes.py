@@ -25,8 +25,8 @@ from engine.machines import Machine
 class NodeGridAllocator(Allocator):
     """Base for allocators that hand out exactly ``job.size`` idle nodes of a 2D grid."""
 
-    def __init__(self, machine: Machine, rng: np.random.Generator) -> None:
-        super().__init__(machine, rng)
+    def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
+        super().__init__(machine, rng, rotate=rotate)
         if machine.topology not in self.topologies:
             valid = ", ".join(sorted(self.topologies))
             raise MeshsimError(

@@ -192,8 +192,8 @@ class M2DBAllocator(BuddyAllocator):
     topologies = frozenset({"mesh", "torus"})
     complexity = "O(B·n) per decision worst case (B free blocks <= N); O(log N) per block released"
 
-    def __init__(self, machine: Machine, rng: np.random.Generator) -> None:
-        super().__init__(machine, rng)
+    def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
+        super().__init__(machine, rng, rotate=rotate)
         self.region = M2DBRegion(0, 0, self.width, self.height)
 
     def _plan(self, size: int) -> BuddyPlan | None:

@@ -112,8 +112,8 @@ class MBSAllocator(BuddyAllocator):
     topologies = frozenset({"mesh", "torus"})
     complexity = "O(B log N) per decision (B free blocks <= N); O(log N) per block released"
 
-    def __init__(self, machine: Machine, rng: np.random.Generator) -> None:
-        super().__init__(machine, rng)
+    def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
+        super().__init__(machine, rng, rotate=rotate)
         self.forest = BuddyForest(square_tiling(0, 0, self.width, self.height), quarter)
 
     def _plan(self, size: int) -> BuddyPlan | None:

@@ -224,8 +224,10 @@ class MCElongatedAllocator(_ShellAllocator):
     complexity = "O(N·(max(W,H)+1)) per decision with numpy, plus O(N) to list the cluster"
     full_height = True
 
-    def __init__(self, machine: Machine, rng: np.random.Generator, *, order: str = "mc") -> None:
-        super().__init__(machine, rng)
+    def __init__(
+        self, machine: Machine, rng: np.random.Generator, *, order: str = "mc", rotate: bool = False
+    ) -> None:
+        super().__init__(machine, rng, rotate=rotate)
         if order not in SIDE_ORDERS:
             raise MeshsimError(
                 f"unknown MC Elongated order '{order}' (valid: {', '.join(SIDE_ORDERS)})"

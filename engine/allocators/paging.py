@@ -85,8 +85,9 @@ class PagingAllocator(NodeGridAllocator):
         *,
         order: str = "row-major",
         page_exp: int = 0,
+        rotate: bool = False,
     ) -> None:
-        super().__init__(machine, rng)
+        super().__init__(machine, rng, rotate=rotate)
         self.order = order
         self.page_exp = page_exp
         self._scan = paging_order(self.width, self.height, order, page_exp)

@@ -42,8 +42,8 @@ class PLASAllocator(NodeGridAllocator):
     topologies = frozenset({"mesh"})
     complexity = "O(N) per decision (one numpy pass over the precomputed scan order)"
 
-    def __init__(self, machine: Machine, rng: np.random.Generator) -> None:
-        super().__init__(machine, rng)
+    def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
+        super().__init__(machine, rng, rotate=rotate)
         self.middle = balance_boundary(machine)
         self._scan = plas_order(self.width, self.height, self.middle)
 

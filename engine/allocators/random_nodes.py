@@ -28,8 +28,8 @@ class RandomAllocator(NodeGridAllocator):
     topologies = frozenset({"mesh", "torus"})
     complexity = "O(N) per decision (argpartition over the idle cells' keys)"
 
-    def __init__(self, machine: Machine, rng: np.random.Generator) -> None:
-        super().__init__(machine, rng)
+    def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
+        super().__init__(machine, rng, rotate=rotate)
         self._keys = rng.random(self.width * self.height)
 
     def _choose(self, job: Job) -> np.ndarray:

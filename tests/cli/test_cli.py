@@ -219,3 +219,28 @@ def test_machines_commands(tmp_path):
     done = meshsim("machines", "validate", bad)
     assert done.returncode == 1
     assert "key 'machine.topology': expected one of flat" in done.stderr
+
+
+def test_nqs_report_on_the_paragon(tmp_path):
+    spec = tmp_path / "two-weeks.toml"
+    spec.write_text('[workload]\nkind = "paragon-nqs"\ndays = 14\nseed = 7\n')
+    done = meshsim(
+        "run",
+        "--machine",
+        "paragon-sdsc",
+        "--workload",
+        str(spec),
+        "--report",
+        "nqs",
+        "--report-out",
+        str(tmp_path / "tables"),
+    )
+    assert done.returncode == 0, done.stderr
+    for title in ("Table 1", "Table 2", "Table 3", "Table 4", "Table 5"):
+        assert title in done.stdout
+    assert sorted(p.name for p in (tmp_path / "tables").iterdir()) == [
+        f"table{k}.csv" for k in range(1, 6)
+    ]
+    rows = (tmp_path / "tables" / "table5.csv").read_text().splitlines()
+    assert rows[0] == "queue,jobs,usage %,avg wait (h),avg execution (h),expansion factor"
+    assert any(r.startswith("q64l,") for r in rows)
