@@ -98,7 +98,7 @@ def run_with_progress(
 
         def show(p: SweepProgress) -> None:
             nonlocal task
-            failed = f"[red]{p.failed} failed[/]" if p.failed else ""
+            failed = f"[red]{p.failed} failed[/]" if p.failed else "0 failed"
             if task is None:
                 task = bar.add_task("sweep", total=p.total, failed=failed)
             bar.update(task, completed=p.done, failed=failed)

@@ -82,7 +82,7 @@ def case_needs(
         if spec is None:
             valid = ", ".join(schema.keys())
             message = f"'{key}' is not an option of meshsim {command} (options: {valid})"
-            needs.append(Need(f"option of meshsim {command}", f"--{key}", message))
+            needs.append(Need(f"{command} option", f"--{key}", message))
             continue
         registry = named.get(spec.param)
         if registry is not None and isinstance(value, str) and value not in registry:
