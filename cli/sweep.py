@@ -45,7 +45,7 @@ def sweep(
     results: Annotated[
         Path | None,
         typer.Option(
-            help="Results folder (default: the spec's [sweep] results, else SPEC-results)."
+            help="Results folder (default: the spec's 'results' setting, else SPEC-results)."
         ),
     ] = None,
     executor: Annotated[
