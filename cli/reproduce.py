@@ -8,6 +8,7 @@ into ``meshsim-results/NAME-vVERSION`` (resumable like any sweep).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
@@ -118,7 +119,7 @@ def _grouped(needs: list[Need]) -> str:
     return "; ".join(parts)
 
 
-def _distinct(needs_lists) -> list[Need]:  # type: ignore[no-untyped-def]
+def _distinct(needs_lists: Iterable[list[Need]]) -> list[Need]:
     seen: dict[tuple[str, str], Need] = {}
     for needs in needs_lists:
         for need in needs:
