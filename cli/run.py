@@ -10,26 +10,13 @@ import typer
 
 from cli.output import interactive, out
 from engine.allocation import ALLOCATORS
-from engine.generators import load_workload
-from engine.machines import load_machine
-from engine.outputs import (
-    EventLogWriter,
-    RunInputs,
-    dumps,
-    result_document,
-    write_jobs_csv,
-    write_schedule_swf,
-    write_text,
-)
-from engine.policy import Policy
+from engine.outputs import EventLogWriter, dumps, write_jobs_csv, write_schedule_swf, write_text
 from engine.reports import REPORTS, ReportTable, write_csv
+from engine.runcase import DEFAULT_MACHINE, RunOptions, case_document, load_inputs
 from engine.scheduling.backfill import BACKFILLS
 from engine.scheduling.disciplines import DISCIPLINES
 from engine.scheduling.orders import QUEUE_ORDERS
 from engine.simulation import Simulation
-
-DEFAULT_MACHINE = "ipsc860"
-"""The machine ``meshsim run`` uses when none is given."""
 
 POLICY_PANEL = "Policy"
 OUTPUT_PANEL = "Outputs"
@@ -150,33 +137,32 @@ def run(
     """Simulate a workload on a machine and report waiting, slowdown and capacity metrics."""
     if procs_per_unit is not None and procs_per_unit < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--procs-per-unit")
-    the_machine = load_machine(machine)
     report_fn = REPORTS.get(report) if report else None
-    jobs = load_workload(
-        workload,
-        the_machine,
-        seed=seed,
-        lenient=lenient,
-        procs_per_unit=procs_per_unit,
-        requeue=requeue,
-    ).scaled(load_factor=load_factor, runtime_scale=runtime_scale)
-    policy = Policy.for_machine(
-        the_machine,
+    options = RunOptions(
+        machine=machine,
+        workload=workload,
         queue=queue,
         discipline=discipline,
         backfill=backfill,
-        allocator=alloc,
+        alloc=alloc,
         window=window,
         bound=bound,
         rotate=rotate,
         migrate=migrate,
+        procs_per_unit=procs_per_unit,
+        load_factor=load_factor,
+        runtime_scale=runtime_scale,
+        seed=seed,
+        lenient=lenient,
+        requeue=requeue,
     )
+    the_machine, jobs = load_inputs(options)
     log_file = events_out.open("w", encoding="utf-8") if events_out else None
     try:
         sim = Simulation(
             the_machine,
             jobs,
-            policy,
+            options.policy(the_machine),
             seed,
             log=EventLogWriter(log_file) if log_file else None,
         )
@@ -184,15 +170,7 @@ def run(
     finally:
         if log_file:
             log_file.close()
-    inputs = RunInputs(
-        machine=machine,
-        workload=workload or str(the_machine.default_workload_path()),
-        seed=seed,
-        load_factor=load_factor,
-        runtime_scale=runtime_scale,
-        procs_per_unit=procs_per_unit,
-    )
-    document = result_document(sim, inputs)
+    document = case_document(sim, options)
     if out_path:
         write_text(out_path, dumps(document))
     if jobs_out:

@@ -1,0 +1,146 @@
+"""``meshsim plot RESULTS``: the standard figures of a sweep as PNG or SVG files (matplotlib,
+``pip install 'meshsim[plot]'``) or, with ``--terminal``, as text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from cli.output import fail, out
+from engine.experiments.figures import (
+    Figure,
+    load_key,
+    metric_vs_load,
+    utilization_vs_slowdown,
+    wait_cdfs,
+)
+from engine.experiments.store import ResultStore
+from engine.experiments.summaries import config_keys
+from engine.experiments.tables import load_rows
+from engine.experiments.textplot import render
+
+KINDS = ("load", "util-slowdown", "wait-cdf")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("plot")(plot)
+
+
+def plot(
+    results: Annotated[Path, typer.Argument(help="A results folder of meshsim sweep/reproduce.")],
+    kind: Annotated[
+        list[str] | None,
+        typer.Option(help="Figures: load, util-slowdown, wait-cdf (default: all that apply)."),
+    ] = None,
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(help="Metrics for the load figures (default: the sweep's metrics)."),
+    ] = None,
+    x: Annotated[str | None, typer.Option(help="The load key (default: found).")] = None,
+    series: Annotated[
+        str | None, typer.Option(help="Key whose values the wait CDFs compare (default: first).")
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="png or svg.")] = "png",
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Folder for the files (default: RESULTS/figures).")
+    ] = None,
+    terminal: Annotated[bool, typer.Option(help="Draw in the terminal instead of files.")] = False,
+    width: Annotated[int, typer.Option(help="Terminal plot width in characters.")] = 78,
+) -> None:
+    """Draw metric vs. load per policy, utilization vs. slowdown, and wait CDFs by size class."""
+    for k in kind or ():
+        if k not in KINDS:
+            raise typer.BadParameter(f"expected one of {', '.join(KINDS)}", param_hint="--kind")
+    if fmt not in ("png", "svg"):
+        raise typer.BadParameter("expected png or svg", param_hint="--format")
+    store = ResultStore(results)
+    manifest, rows = load_rows(store)
+    if not any(r.status == "ok" for r in rows):
+        fail(f"{results}: no finished case to plot")
+    figures = _figures(manifest, rows, store, kind, metric, x, series)
+    if not figures:
+        fail(f"{results}: no figure applies (no numeric load key and no per-job CSVs)")
+    if terminal:
+        for figure in figures:
+            out.print(render(figure, width=width), markup=False, highlight=False)
+        return
+    folder = out_dir or results / "figures"
+    for path in _draw(figures, folder, fmt):
+        out.print(f"wrote {path}")
+
+
+def _figures(
+    manifest: dict[str, Any],
+    rows: list,
+    store: ResultStore,
+    kinds: list[str] | None,
+    metrics: list[str] | None,
+    x: str | None,
+    series: str | None,
+) -> list[Figure]:
+    keys = config_keys(manifest)
+    x_key = x or load_key(manifest, rows)
+    if x_key is not None and x_key not in keys:
+        fail(f"--x {x_key}: not a key that varies in this sweep ({', '.join(keys)})")
+    present = {m for r in rows for m in r.metrics}
+    wanted = kinds or [
+        k
+        for k in KINDS
+        if (k != "wait-cdf" or manifest["jobs"])
+        and (k == "wait-cdf" or x_key is not None)
+        and (k != "util-slowdown" or {"utilization", "avg_bsld"} <= present)
+    ]
+    figures: list[Figure] = []
+    if ("load" in wanted or "util-slowdown" in wanted) and x_key is None:
+        fail("no load key: name one with --x")
+    if "load" in wanted:
+        for m in metrics or [m for m in manifest["metrics"] if m in present]:
+            if m not in present:
+                fail(f"--metric {m}: not a metric of these results")
+            figures.append(metric_vs_load(manifest, rows, m, x_key))
+    if "util-slowdown" in wanted:
+        figures.append(utilization_vs_slowdown(manifest, rows, x_key))
+    if "wait-cdf" in wanted:
+        key = series or (next(iter(manifest["baseline"]), None) or (keys[0] if keys else None))
+        if key is None:
+            fail("the wait CDFs need a key to compare (--series)")
+        figures.extend(wait_cdfs(manifest, rows, store, key))
+    return figures
+
+
+def _draw(figures: list[Figure], folder: Path, fmt: str) -> list[Path]:
+    try:
+        import matplotlib
+    except ImportError:
+        fail("matplotlib is not installed: pip install 'meshsim[plot]' (or use --terminal)")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for figure in figures:
+        fig, ax = plt.subplots(figsize=(7.5, 4.8))
+        for s in figure.series:
+            if figure.steps:
+                ax.step(s.x, s.y, where="post", label=s.label)
+            elif s.err is not None and any(e == e for e in s.err):
+                ax.errorbar(s.x, s.y, yerr=[0 if e != e else e for e in s.err], marker="o",
+                            capsize=3, label=s.label)  # fmt: skip
+            else:
+                ax.plot(s.x, s.y, marker="o", label=s.label)
+        if figure.log_y:
+            ax.set_yscale("log")
+        ax.set_title(figure.title)
+        ax.set_xlabel(figure.x_label)
+        ax.set_ylabel(figure.y_label)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="small")
+        fig.tight_layout()
+        path = folder / f"{figure.name}.{fmt}"
+        metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+        fig.savefig(path, metadata=metadata)
+        plt.close(fig)
+        written.append(path)
+    return written

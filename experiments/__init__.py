@@ -1,0 +1,1 @@
+"""Named experiment specs for ``meshsim reproduce`` (data; see engine.experiments.reproduce)."""
