@@ -165,4 +165,6 @@ def _paper(c: Comparison) -> str:
 def _ours(c: Comparison, value: float | None) -> str:
     if value is None or math.isnan(value):
         return "—"
+    if float(value).is_integer() and abs(value) < 1e9:
+        return f"{int(value)}{c.unit}"
     return f"{value:.4g}{c.unit}"

@@ -2,8 +2,8 @@
 
 A runner turns a case's options (parameter names → values, files already resolved to absolute
 paths) into a :class:`~engine.runcase.CaseOutput`. ``run`` is ``meshsim run``
-(:func:`engine.runcase.run_case`). Other commands (``contention``, ...) register themselves here
-when they exist; a spec naming a command that is not registered is reported as needing it.
+(:func:`engine.runcase.run_case`). Other commands (``contention``, the static layout analysis)
+register here; a spec naming a command that is not registered is reported as needing it.
 
 ``input_files`` lists the files a case reads beyond the ones its options name directly — for
 ``run``, a bundled machine's file and the machine's default workload — so the content hash of a
@@ -52,3 +52,23 @@ def _run_files(options: Mapping[str, Any]) -> list[Path]:
 
 
 RUNNERS.register("run")(Runner("run", _execute_run, _run_files))
+
+
+def _execute_contention(options: Mapping[str, Any], jobs: bool) -> CaseOutput:
+    """``meshsim contention`` as a case: the static layout analysis (seed 003 Ch. VI)."""
+    from engine.contention.layouts import analyze_layout
+
+    mesh = int(options.get("mesh", 16))
+    analysis = analyze_layout(
+        mesh,
+        str(options["layout"]),
+        int(options.get("size") or mesh),
+        int(options.get("io_nodes") or mesh),
+        str(options.get("traffic", "write")),
+        link_mb_s=float(options.get("link_mb_s", 380.0)),
+        node_mb_s=float(options.get("node_mb_s", 64.0)),
+    )
+    return CaseOutput(analysis.to_dict(matrix=False), None)
+
+
+RUNNERS.register("contention")(Runner("contention", _execute_contention, lambda options: []))
