@@ -13,6 +13,7 @@ from engine.allocation import ALLOCATORS
 from engine.outputs import EventLogWriter, dumps, write_jobs_csv, write_schedule_swf, write_text
 from engine.reports import REPORTS, ReportTable, write_csv
 from engine.runcase import DEFAULT_MACHINE, RunOptions, case_document, load_inputs
+from engine.runtime_models import RUNTIME_MODELS
 from engine.scheduling.backfill import BACKFILLS
 from engine.scheduling.disciplines import DISCIPLINES
 from engine.scheduling.orders import QUEUE_ORDERS
@@ -87,6 +88,13 @@ def run(
             help="Re-pack running jobs when the head is blocked.", rich_help_panel=POLICY_PANEL
         ),
     ] = False,
+    runtime_model: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Runtime model (default: the workload's runtimes): {_names(RUNTIME_MODELS)}.",
+            rich_help_panel=POLICY_PANEL,
+        ),
+    ] = None,
     procs_per_unit: Annotated[
         int | None, typer.Option(help="Trace processors per machine unit (default: the machine's).")
     ] = None,
@@ -149,6 +157,7 @@ def run(
         bound=bound,
         rotate=rotate,
         migrate=migrate,
+        runtime_model=runtime_model,
         procs_per_unit=procs_per_unit,
         load_factor=load_factor,
         runtime_scale=runtime_scale,

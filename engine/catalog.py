@@ -12,7 +12,9 @@ import engine.allocators.mc
 import engine.allocators.paging
 import engine.allocators.plas
 import engine.allocators.random_nodes
+import engine.contention.dynamic
 import engine.contention.io
+import engine.contention.workload
 import engine.grid
 import engine.nqs.allocator
 import engine.nqs.config

@@ -12,7 +12,7 @@ pass.
 from __future__ import annotations
 
 from collections.abc import Callable
-from heapq import heapify, heappush
+from heapq import heappush
 from typing import Any, NamedTuple
 
 import simpy
@@ -41,12 +41,6 @@ class Calendar(simpy.Environment):
     def schedule_at(self, event: simpy.Event, prio: int, time: float) -> None:
         heappush(self._queue, (time, prio, next(self._eid), event))
 
-    def cancel(self, event: simpy.Event) -> None:
-        """Take a scheduled event off the calendar (a killed job's completion). O(n), rare."""
-        queue = self._queue
-        queue[:] = [entry for entry in queue if entry[3] is not event]
-        heapify(queue)
-
 
 class Tick(simpy.Event):
     """A calendar entry that calls ``callback(tick)`` when processed; ``key`` is its subject.
@@ -63,6 +57,7 @@ class Tick(simpy.Event):
         self._ok = True
         self._value = None
         self.key = key
+        self.time = time
         heappush(env._queue, (time, prio, next(env._eid), self))
 
 

@@ -82,6 +82,7 @@ def summary(jobs: JobOutcomes, nodes: int, integrals: Integrals) -> dict[str, fl
         "avg_response_s": _mean(jobs.response),
         "mean_turnaround_s": _mean(jobs.response),
         "avg_bsld": _mean(jobs.bsld),
+        "avg_runtime_s": _mean(jobs.runtime),
         "max_bsld": float(jobs.bsld.max()) if n else 0.0,
         "utilization": utilization,
         "allocated_utilization": held / capacity if capacity > 0 else 0.0,

@@ -30,6 +30,7 @@ class Policy:
     bound: int = 8
     rotate: bool = False
     migrate: bool = False
+    runtime_model: str | None = None
 
     @classmethod
     def for_machine(cls, machine: Machine, **given: Any) -> Policy:

@@ -45,6 +45,7 @@ class RunOptions:
     bound: int = 8
     rotate: bool = False
     migrate: bool = False
+    runtime_model: str | None = None
     procs_per_unit: int | None = None
     load_factor: float = 1.0
     runtime_scale: float = 1.0
@@ -74,6 +75,7 @@ class RunOptions:
             bound=self.bound,
             rotate=self.rotate,
             migrate=self.migrate,
+            runtime_model=self.runtime_model,
         )
 
 

@@ -17,6 +17,7 @@ class Stream(IntEnum):
     ALLOCATOR = 1
     POLICY = 2
     ACTIONS = 3
+    RUNTIME = 4
 
 
 def generator(seed: int, purpose: Stream) -> np.random.Generator:

@@ -34,6 +34,7 @@ from engine.jobs import Job
 from engine.metrics import Integrals, JobOutcomes, breakdown, summary
 from engine.planning import Planner, Releases
 from engine.policy import Policy
+from engine.runtime_models import RUNTIME_MODELS, RuntimeModel
 from engine.scheduling.backfill import BACKFILLS, Backfill
 from engine.scheduling.context import PassContext, RunStats
 from engine.scheduling.disciplines import DISCIPLINES, Discipline
@@ -133,6 +134,10 @@ class Simulation:
         self._allocator_class = allocator_class
         self.allocator = self._make_allocator(self.policy.allocator)
         self.allocator.prepare(workload)
+        self._model: RuntimeModel | None = None
+        if self.policy.runtime_model is not None:
+            model_class = RUNTIME_MODELS.get(self.policy.runtime_model)
+            self._model = model_class(machine, workload, generator(seed, Stream.RUNTIME))
         self.rejected: dict[str, int] = {}
         self.migration = MigrationCounts()
         if self.policy.migrate and type(self.allocator).repack is Allocator.repack:
@@ -157,6 +162,8 @@ class Simulation:
         self._busy_alloc = 0
         self._early_release = False
         self._pass_pending = False
+        self._stale = False
+        self._model_dirty = False
         self._wake_at = math.nan
         self.integrals = Integrals(first=first, last=first)
         self.series = Series(first) if history else None
@@ -236,18 +243,25 @@ class Simulation:
         )
 
     def _advance(self, limit: float = math.inf) -> bool:
-        """Process the next event if it is due at or before ``limit``; False if there is none."""
+        """Process the next event if it is due at or before ``limit``; False if there is none.
+        Completions that were moved or cancelled are passed over without counting."""
         env = self.env
-        t = env.peek()
-        if t > limit or t == math.inf:
-            return False
-        if t > self.integrals.last:
-            self._integrate(t)
-        env.step()
-        self.events += 1
-        if self._pass_pending and env.peek() > t:
-            self._pass()
-        return True
+        while True:
+            t = env.peek()
+            if t > limit or t == math.inf:
+                return False
+            if t > self.integrals.last:
+                self._integrate(t)
+            self._stale = False
+            env.step()
+            closing = env.peek() > t
+            if closing and self._pass_pending:
+                self._pass()
+            if closing and self._model_dirty:
+                self._reschedule()
+            if not self._stale:
+                self.events += 1
+                return True
 
     def run(self, until: float | None = None, *, max_events: int | None = None) -> None:
         """Run to the end, or process every event at times ≤ ``until``, or ``max_events``."""
@@ -417,23 +431,42 @@ class Simulation:
         stats = self.stats
         stats.running += 1
         stats.running_wait += now - job.submit
-        tick = Tick(self.env, now + job.runtime, _COMPLETION | index, self._on_end, index)
-        self._end_ticks[index] = tick
+        if self._model is None:
+            tick = Tick(self.env, now + job.runtime, _COMPLETION | index, self._on_end, index)
+            self._end_ticks[index] = tick
+        else:
+            self._model.start(job, placement, now)
+            self._model_dirty = True
         self._started_now.append(job.job_id)
         if self._listening:
             self._record(EventRecord(self.events, now, "start", job.job_id, placement.label))
 
     def _on_end(self, tick: Tick) -> None:
-        self._finish_job(tick.key, killed=False)
+        index = tick.key
+        if self._end_ticks.get(index) is not tick:
+            self._stale = True
+            return
+        self._finish_job(index, killed=False)
         if self.queue.jobs:
             self._request_pass()
+
+    def _reschedule(self) -> None:
+        """Move the completions of running jobs to the ends the runtime model gives now."""
+        self._model_dirty = False
+        now = self.env.now
+        for index, end in sorted(self._model.ends(now).items()):
+            tick = self._end_ticks.get(index)
+            if tick is None or tick.time != end:
+                new = Tick(self.env, max(end, now), _COMPLETION | index, self._on_end, index)
+                self._end_ticks[index] = new
 
     def _finish_job(self, index: int, *, killed: bool) -> RunningJob:
         now = self.env.now
         r = self.running.pop(index)
-        tick = self._end_ticks.pop(index)
-        if killed:
-            self.env.cancel(tick)
+        self._end_ticks.pop(index, None)
+        if self._model is not None:
+            self._model.finish(r.job, now)
+            self._model_dirty = True
         self.allocator.release(r.job, r.placement)
         expected = r.start + r.job.estimate
         del self._ends[bisect_left(self._ends, (expected, index, r.placement.nodes))]
@@ -635,7 +668,8 @@ class Simulation:
         }
 
     def outcomes(self) -> tuple[np.ndarray, JobOutcomes]:
-        """Indices and per-job arrays of the jobs that finished normally."""
+        """Indices and per-job arrays of the jobs that finished normally (with a runtime model,
+        runtimes are the simulated ones, end − start)."""
         finish = np.array(self._finish)
         idx = np.flatnonzero(~np.isnan(finish))
         if self._cancelled:
@@ -651,13 +685,15 @@ class Simulation:
             return full[idx]
 
         start = np.array(self._start)[idx]
+        end = finish[idx]
+        runtime = column("runtime", "runtime") if self._model is None else end - start
         outcomes = JobOutcomes(
             submit=column("submit", "submit"),
-            runtime=column("runtime", "runtime"),
+            runtime=runtime,
             size=column("size", "size"),
             allocated=np.array(self._held_nodes)[idx],
             start=start,
-            end=finish[idx],
+            end=end,
             queue=column("queue", "queue"),
         )
         return idx, outcomes
@@ -673,6 +709,8 @@ class Simulation:
         metrics["migrations"] = self.migration.passes
         metrics["migrated_jobs"] = self.migration.jobs
         metrics["migrated_node_seconds"] = self.migration.node_seconds
+        if self._model is not None:
+            metrics.update(self._model.metrics())
         return Results(
             metrics=metrics,
             by_size_class=breakdown(out, labels[inverse]),

@@ -56,7 +56,9 @@ class Workload:
 
     ``shapes`` (n × d, ``-1`` for none) holds requested boxes on meshes and tori when the workload
     gives them; ``records`` keeps the source SWF rows (n × 18) when there are any, so a simulated
-    schedule can be written back as SWF; ``skipped`` counts dropped jobs by reason.
+    schedule can be written back as SWF; ``skipped`` counts dropped jobs by reason; ``attrs``
+    holds further per-job columns a generator provides for a runtime model (``iterations``,
+    ``io_share``).
     """
 
     name: str
@@ -75,12 +77,15 @@ class Workload:
     header: swf.SWFHeader | None = None
     skipped: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     transforms: tuple[str, ...] = ()
+    attrs: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         for name in (*_COLUMNS, "shapes", "records"):
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, _frozen(value))
+        frozen = {k: _frozen(np.asarray(v)) for k, v in self.attrs.items()}
+        object.__setattr__(self, "attrs", MappingProxyType(frozen))
 
     def __len__(self) -> int:
         return len(self.job_id)
@@ -158,6 +163,7 @@ def from_columns(
     queue: np.ndarray | None = None,
     shapes: np.ndarray | None = None,
     procs: np.ndarray | None = None,
+    attrs: Mapping[str, np.ndarray] | None = None,
 ) -> Workload:
     """A workload from generated columns (synthetic workloads), sorted by (submit, job id)."""
     n = len(submit)
@@ -182,6 +188,7 @@ def from_columns(
         queue=col(queue, unknown, np.int64),
         partition=col(None, unknown, np.int64),
         shapes=None if shapes is None else np.asarray(shapes, dtype=np.int64)[order],
+        attrs={k: np.asarray(v)[order] for k, v in (attrs or {}).items()},
     )
 
 
