@@ -127,6 +127,12 @@ def load_experiment(name_or_path: str) -> Experiment:
     return experiment
 
 
+def _option_key(key: str) -> str:
+    """A run option's long name (``load_factor`` is ``load-factor``); ``workload.KEY`` keys name
+    generator parameters and keep their spelling."""
+    return key if key.startswith("workload.") else key.replace("_", "-")
+
+
 def _without(root: Table, names: Sequence[str]) -> Table:
     """The file's tables minus the experiment's own (what remains is the sweep spec)."""
     data = {k: v for k, v in root.data.items() if k not in names}
@@ -141,7 +147,7 @@ def _comparison(t: Table) -> Comparison:
         statistic=t.str("statistic", choices=list(STATISTICS)),
         metric=t.str("metric"),
         where={
-            k.replace("_", "-"): tuple(v) if isinstance(v, list) else (where.raw(k),)
+            _option_key(k): tuple(v) if isinstance(v, list) else (where.raw(k),)
             for k, v in where.data.items()
         },
         paper=t.float("paper", None),

@@ -134,3 +134,12 @@ def test_toml_values_round_trip():
     values = {"a": 1, "b": 2.5, "c": 'x"y', "d": [0.4, 0.2], "e": True, "f": {"g": "h"}}
     text = "\n".join(f"{k} = {toml_value(v)}" for k, v in values.items())
     assert tomllib.loads(text) == values
+
+
+def test_compare_where_keeps_workload_parameter_names():
+    from engine.experiments.reproduce import load_experiment
+
+    first = load_experiment("mache1999-table9").comparisons[0]
+    assert set(first.where) == {"alloc", "workload.io_share"}
+    krevat = load_experiment("krevat2002-fig1").comparisons[0]
+    assert "machine" in krevat.where
