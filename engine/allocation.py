@@ -84,6 +84,14 @@ class Allocator(ABC):
         """Per-cell owner (a job index, or FREE, DOWN, RESERVED); empty for count-only pools."""
         return np.empty(0, dtype=np.int64)
 
+    def available(self, placement: Placement | None) -> bool:
+        """Whether a planned ``placement`` (a reservation's box, or None for a node count) can
+        be taken as it is now."""
+        if placement is None or not placement.cells:
+            return False
+        owners = self.owners()
+        return len(owners) > 0 and bool((owners[list(placement.cells)] == FREE).all())
+
     def planner(self, now: float, releases: Releases) -> Planner:
         """Future availability for backfilling, from the running jobs' ``releases``. The
         default counts nodes, which is exact for allocators that never

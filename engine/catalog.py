@@ -5,6 +5,7 @@ discipline, backfilling policy, action and workload generator by the names the C
 """
 
 import engine.actions
+import engine.allocators.contiguous
 import engine.allocators.flat
 import engine.allocators.m2db
 import engine.allocators.mbs
@@ -25,4 +26,5 @@ import engine.nqs.workload
 import engine.scheduling.backfill
 import engine.scheduling.disciplines
 import engine.scheduling.orders
+import engine.shapes
 import engine.workloads.synthetic_flat  # noqa: F401

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from math import inf, nextafter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -90,6 +90,17 @@ class Planner(ABC):
     @abstractmethod
     def start(self, job: Job, placement: Placement, duration: float) -> None:
         """Record that ``job`` started now on ``placement`` and holds it for ``duration``."""
+
+    def fit_now(
+        self, job: Job, duration: float, find: Callable[[Job], Placement | None]
+    ) -> Placement | None:
+        """Where ``job`` may start now for ``duration`` without breaking a reservation: the
+        allocator's own choice when admitted (topology-aware planners search around
+        reservations instead)."""
+        placement = find(job)
+        return (
+            placement if placement is not None and self.admits(job, placement, duration) else None
+        )
 
 
 def span_end(start: float, duration: float) -> float:

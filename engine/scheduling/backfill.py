@@ -99,8 +99,8 @@ class EasyBackfill(Backfill):
             job = queue[position]
             if job.size > free or job.index in started:
                 continue
-            placement = allocator.find(job)
-            if placement is not None and planner.admits(job, placement, job.estimate):
+            placement = planner.fit_now(job, job.estimate, allocator.find)
+            if placement is not None:
                 ctx.start(job, placement)
                 planner.start(job, placement, job.estimate)
                 free = allocator.free_nodes
@@ -159,7 +159,7 @@ class ConservativeBackfill(Backfill):
         for job in queue:
             slot = slots.get(job.index)
             if slot is not None and slot.start <= due:
-                placement = allocator.find(job)
+                placement = slot.where if allocator.available(slot.where) else allocator.find(job)
                 if placement is not None:
                     ctx.start(job, placement)
                     del slots[job.index]

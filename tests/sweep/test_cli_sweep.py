@@ -145,7 +145,7 @@ machine = "flat:4"
 workload = "TRACE"
 [grid]
 backfill = ["none", "easy"]
-alloc = ["flat", "mpl"]
+alloc = ["flat", "quantum"]
 [[compare]]
 label = "mean wait without backfilling"
 where = { backfill = "none", alloc = "flat" }
@@ -160,8 +160,8 @@ metric = "avg_wait_s"
 scale = 100
 unit = "%"
 [[compare]]
-label = "with MPL"
-where = { alloc = "mpl" }
+label = "with a future allocator"
+where = { alloc = "quantum" }
 statistic = "max"
 metric = "utilization"
 paper = 0.5
@@ -172,12 +172,12 @@ def test_reproduce_runs_what_it_can_and_names_what_it_lacks(tmp_path):
     path = write(tmp_path / "tiny-demo.toml", EXPERIMENT.replace("TRACE", str(TINY)))
     done = meshsim("reproduce", str(path), cwd=tmp_path, env={**os.environ, "COLUMNS": "200"})
     assert done.returncode == 0, done.stderr
-    assert "needs allocator 'mpl' (not available) — 2 of 4 cases left out" in done.stderr
+    assert "needs allocator 'quantum' (not available) — 2 of 4 cases left out" in done.stderr
     text = done.stdout
     assert "tiny-demo: paper vs. meshsim" in text
     assert "│ mean wait without backfilling │ 8.33333 │   8.333 │" in text
     assert "│ wait gain of EASY             │       — │     60% │" in text
-    assert "not run: needs allocator 'mpl'" in text
+    assert "not run: needs allocator 'quantum'" in text
     assert (tmp_path / "meshsim-results" / "tiny-demo-v2" / "results.csv").is_file()
     absent = write(tmp_path / "absent.toml", EXPERIMENT.replace("TRACE", "trace:absent-trace.swf"))
     done = meshsim("reproduce", str(absent), cwd=tmp_path)

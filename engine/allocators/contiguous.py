@@ -1,0 +1,390 @@
+"""Contiguous allocation on 2D and 3D meshes and tori: every job gets a free box.
+
+A job asks for the boxes of its shape request (:mod:`engine.shapes`: its own shape, or the square
+rule on 2D machines and every box of its volume on 3D ones), and with ``--rotate`` also their
+rotations (90° in 2D, every axis permutation in 3D). The candidate positions of a box are found
+with a summed-area table of the busy cells: O(cells) numpy work per box, cached for the current
+occupancy; on a torus the table is built over the array padded with its own first slices, so
+boxes wrap around. Then each allocator picks among the candidates:
+
+- ``first-fit``: the first free position in scan order (by z, then y, then x: row by row from
+  the origin), trying the request's boxes in order;
+- ``best-fit``: the position whose box touches the most busy cells and mesh walls across its
+  faces (a contact-based best fit in the spirit of Das Sharma & Pradhan's busy-list scheme, seed
+  001 ref. [15]: hug what is already taken so the free space stays in large pieces); ties by scan
+  order;
+- ``mpl`` (maximum peripheral length, seed 001 §3.2 after Ababneh 2009): the position whose box
+  boundary lies longest on the mesh periphery. We read "peripheral length" as the length of the
+  box's sides that lie on the mesh's outer edges, which is the paper's count of periphery edges
+  per node (a 2×1 box in the corner of M(5, 4) scores 3: its bottom side of length 2 plus its
+  right side of length 1). When no candidate touches the periphery, the first suitable internal
+  position in scan order is used. In 3D the score is the area of faces on the machine's outer
+  faces; a torus has no periphery, so MPL there is first fit;
+- ``max-free-box`` (Krevat et al., seed 002 §2): the position that leaves the largest free box
+  (volume) in the machine; ties by scan order.
+
+A query that cannot fit (more nodes than are free, or a box no smaller than one that already
+failed in this occupancy) is answered without any array work, which is what keeps aggressive
+out-of-order scheduling cheap at saturation.
+
+Complexity per decision: O(cells) numpy work per candidate box for first/best fit and MPL;
+max-free-box adds, per candidate position, a search over box shapes in decreasing volume, each
+O(cells), stopping at the first shape that still fits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import permutations, product
+
+import numpy as np
+
+from engine.allocation import ALLOCATORS, FREE, Allocator, Placement
+from engine.allocators.grid_planner import GridPlanner
+from engine.jobs import Job
+from engine.machines import Machine
+from engine.planning import Planner, Releases
+from engine.shapes import ShapeRequest, request_for
+
+Box = tuple[int, ...]
+
+
+def window_sums(busy: np.ndarray, box: Box, wrap: Sequence[bool]) -> np.ndarray:
+    """Busy cells inside the box placed at every start position (an array over start positions;
+    along a wrapping axis every position is a start, otherwise only those where the box fits)."""
+    a = busy.astype(np.int32)
+    for axis, (extent, wraps) in enumerate(zip(box, wrap, strict=True)):
+        if wraps and extent > 1:
+            a = np.concatenate([a, np.take(a, range(extent - 1), axis=axis)], axis=axis)
+    table = np.pad(a, [(1, 0)] * a.ndim)
+    for axis in range(a.ndim):
+        table = table.cumsum(axis=axis)
+    starts = [
+        dim if wraps else dim - extent + 1
+        for dim, extent, wraps in zip(busy.shape, box, wrap, strict=True)
+    ]
+    total = np.zeros(starts, dtype=np.int64)
+    for corner in product((0, 1), repeat=a.ndim):
+        index = tuple(slice(c * e, c * e + n) for c, e, n in zip(corner, box, starts, strict=True))
+        sign = -1 if (a.ndim - sum(corner)) % 2 else 1
+        total += sign * table[index]
+    return total
+
+
+def scan_order(positions: np.ndarray) -> np.ndarray:
+    """Positions sorted by z, then y, then x (row by row from the origin)."""
+    if len(positions) == 0:
+        return positions
+    return positions[np.lexsort(positions.T)]
+
+
+class BoxAllocator(Allocator):
+    """Occupancy of a mesh or torus and the search for free boxes; subclasses choose."""
+
+    topologies = frozenset({"mesh", "torus"})
+
+    def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
+        super().__init__(machine, rng, rotate=rotate)
+        spec = machine.spec
+        self.dims: tuple[int, ...] = tuple(spec.dims)
+        self.wrap: tuple[bool, ...] = tuple(spec.wrap)
+        self.rule = "square" if len(self.dims) == 2 else "box"
+        self._owner = np.full(self.dims, FREE, dtype=np.int64)
+        self._free = int(np.prod(self.dims))
+        self._version = 0
+        self._windows: dict[Box, np.ndarray] = {}
+        self._failed: list[Box] = []
+        self._answers: dict[tuple, Placement | None] = {}
+
+    # ------------------------------------------------------------------ occupancy
+
+    @property
+    def free_nodes(self) -> int:
+        return self._free
+
+    def busy(self) -> np.ndarray:
+        """Busy (or down) cells as a boolean array of the machine's shape."""
+        return self._owner != FREE
+
+    def owners(self) -> np.ndarray:
+        return self._owner.reshape(-1).copy()
+
+    def _changed(self) -> None:
+        self._version += 1
+        self._windows.clear()
+        self._failed.clear()
+        self._answers.clear()
+
+    def cells_of(self, start: Sequence[int], box: Box) -> np.ndarray:
+        """Flat cell indices of ``box`` placed at ``start`` (wrapping on tori)."""
+        axes = [(np.arange(s, s + e) % d) for s, e, d in zip(start, box, self.dims, strict=True)]
+        grid = np.ix_(*axes)
+        return np.ravel_multi_index(grid, self.dims).reshape(-1)
+
+    # ------------------------------------------------------------------ requests
+
+    def boxes_for(self, job: Job) -> tuple[ShapeRequest, list[Box]]:
+        """The job's shape request and the boxes to try (rotations when allowed)."""
+        request = request_for(job.size, job.shape, self.dims, self.rule)
+        boxes: list[Box] = []
+        for b in request.boxes:
+            variants = sorted(set(permutations(b)), key=lambda v: v != b) if self.rotate else [b]
+            for v in variants:
+                if v not in boxes and all(e <= d for e, d in zip(v, self.dims, strict=True)):
+                    boxes.append(v)
+        return request, boxes
+
+    def free_positions(self, box: Box, busy: np.ndarray | None = None) -> np.ndarray:
+        """Start positions (k × d, scan order) where ``box`` is entirely free."""
+        if busy is None:
+            cached = self._windows.get(box)
+            if cached is None:
+                cached = scan_order(np.argwhere(window_sums(self.busy(), box, self.wrap) == 0))
+                self._windows[box] = cached
+            return cached
+        return scan_order(np.argwhere(window_sums(busy, box, self.wrap) == 0))
+
+    def _dominated(self, box: Box) -> bool:
+        return any(all(b >= f for b, f in zip(box, failed, strict=True)) for failed in self._failed)
+
+    def find(self, job: Job) -> Placement | None:
+        key = (job.size, job.shape)
+        if key in self._answers:
+            return self._answers[key]
+        request, boxes = self.boxes_for(job)
+        answer = None
+        if request.volume <= self._free:
+            candidates = []
+            for box in boxes:
+                if self._dominated(box):
+                    continue
+                positions = self.free_positions(box)
+                if len(positions) == 0:
+                    self._failed.append(box)
+                else:
+                    candidates.append((box, positions))
+            if candidates:
+                box, start = self.choose(candidates, self.busy())
+                answer = self._placement(box, start, request.volume)
+        self._answers[key] = answer
+        return answer
+
+    def _placement(self, box: Box, start: Sequence[int], volume: int) -> Placement:
+        cells = self.cells_of(start, box)
+        where = ",".join(str(int(s)) for s in start)
+        return Placement(tuple(cells.tolist()), volume, f"({where}) {'x'.join(map(str, box))}")
+
+    def choose(
+        self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
+    ) -> tuple[Box, np.ndarray]:
+        """The allocator's pick among free (box, positions) candidates (positions in scan
+        order); the default is first fit."""
+        box, positions = candidates[0]
+        return box, positions[0]
+
+    def allocate(self, job: Job, placement: Placement) -> None:
+        flat = self._owner.reshape(-1)
+        flat[list(placement.cells)] = job.index
+        self._free -= len(placement.cells)
+        self._changed()
+
+    def release(self, job: Job, placement: Placement) -> None:
+        flat = self._owner.reshape(-1)
+        flat[list(placement.cells)] = FREE
+        self._free += len(placement.cells)
+        self._changed()
+
+    # ------------------------------------------------------------------ planning
+
+    def place_on(self, job: Job, busy: np.ndarray) -> Placement | None:
+        """Where ``job`` would go on an explicit busy mask (for planning and migration)."""
+        request, boxes = self.boxes_for(job)
+        if request.volume > busy.size - int(busy.sum()):
+            return None
+        candidates = []
+        for box in boxes:
+            positions = self.free_positions(box, busy)
+            if len(positions):
+                candidates.append((box, positions))
+        if not candidates:
+            return None
+        box, start = self.choose(candidates, busy)
+        return self._placement(box, start, request.volume)
+
+    def planner(self, now: float, releases: Releases) -> Planner:
+        return GridPlanner(self, now, releases)
+
+    def repack(self, running: Sequence[tuple[Job, Placement]]) -> dict[int, Placement] | None:
+        busy = np.zeros(self.dims, dtype=bool)
+        plan: dict[int, Placement] = {}
+        for job, _ in sorted(running, key=lambda p: (-p[1].nodes, p[0].index)):
+            placement = self.place_on(job, busy)
+            if placement is None:
+                return None
+            busy.reshape(-1)[list(placement.cells)] = True
+            plan[job.index] = placement
+        return plan
+
+    # ------------------------------------------------------------------ explanations
+
+    def largest_free_box(self, busy: np.ndarray | None = None) -> tuple[Box, int]:
+        """The free box of largest volume (and its volume) in ``busy`` (default: now)."""
+        mask = self.busy() if busy is None else busy
+        free = mask.size - int(mask.sum())
+        for box, volume in self._shapes_by_volume():
+            if volume > free:
+                continue
+            if len(self.free_positions(box, mask)):
+                return box, volume
+        return (0,) * len(self.dims), 0
+
+    def _shapes_by_volume(self) -> list[tuple[Box, int]]:
+        shapes = [tuple(b) for b in product(*(range(1, d + 1) for d in self.dims))]
+        return sorted(((b, int(np.prod(b))) for b in shapes), key=lambda p: (-p[1], p[0]))
+
+    def explain(self, job: Job) -> str:
+        request, boxes = self.boxes_for(job)
+        shape = " or ".join("x".join(map(str, b)) for b in boxes[:3]) or "?"
+        if request.volume > self._free:
+            return f"needs {shape} ({request.volume} nodes), {self._free} free"
+        box, _ = self.largest_free_box()
+        return (
+            f"needs {shape}, {self._free} free nodes but no free {shape} submesh "
+            f"(largest free box {'x'.join(map(str, box))})"
+        )
+
+
+@ALLOCATORS.register("first-fit")
+class FirstFit(BoxAllocator):
+    """The first free box in scan order."""
+
+    name = "first-fit"
+    complexity = "O(cells) numpy per candidate box; O(1) for a request known not to fit"
+
+
+@ALLOCATORS.register("best-fit")
+class BestFit(BoxAllocator):
+    """The free box touching the most busy cells and walls."""
+
+    name = "best-fit"
+    complexity = "O(cells) numpy per candidate box and face"
+
+    def choose(
+        self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
+    ) -> tuple[Box, np.ndarray]:
+        best: tuple[int, int, Box, np.ndarray] | None = None
+        for order, (box, positions) in enumerate(candidates):
+            score = contact(busy, box, positions, self.wrap)
+            k = int(np.argmax(score))
+            if best is None or score[k] > best[0]:
+                best = (int(score[k]), order, box, positions[k])
+        assert best is not None
+        return best[2], best[3]
+
+
+def contact(busy: np.ndarray, box: Box, positions: np.ndarray, wrap: Sequence[bool]) -> np.ndarray:
+    """For each position, the busy cells and walls adjacent to the box's faces (cells just
+    outside each face; outside a mesh edge counts as a wall, on a torus it wraps)."""
+    dims = np.array(busy.shape)
+    offsets = []
+    for axis in range(busy.ndim):
+        ranges = [range(e) for e in box]
+        for side in (-1, box[axis]):
+            ranges[axis] = range(side, side + 1)
+            offsets.extend(product(*ranges))
+    coords = positions[:, None, :] + np.array(offsets)[None, :, :]
+    outside = np.zeros(coords.shape[:2], dtype=bool)
+    for axis, wraps in enumerate(wrap):
+        if wraps:
+            coords[..., axis] %= dims[axis]
+        else:
+            outside |= (coords[..., axis] < 0) | (coords[..., axis] >= dims[axis])
+    inside = np.clip(coords, 0, dims - 1)
+    taken = busy[tuple(inside[..., a] for a in range(busy.ndim))]
+    return (taken | outside).sum(axis=1)
+
+
+@ALLOCATORS.register("mpl")
+class MaximumPeripheralLength(BoxAllocator):
+    """Prefer the free box with the longest boundary on the mesh periphery (seed 001 §3.2)."""
+
+    name = "mpl"
+    complexity = "O(cells) numpy per candidate box; O(1) for a request known not to fit"
+
+    def choose(
+        self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
+    ) -> tuple[Box, np.ndarray]:
+        best: tuple[int, int, Box, np.ndarray] | None = None
+        for order, (box, positions) in enumerate(candidates):
+            score = peripheral_length(box, positions, self.dims, self.wrap)
+            k = int(np.argmax(score))
+            if best is None or score[k] > best[0]:
+                best = (int(score[k]), order, box, positions[k])
+        assert best is not None
+        return best[2], best[3]
+
+
+def peripheral_length(
+    box: Box, positions: np.ndarray, dims: Sequence[int], wrap: Sequence[bool]
+) -> np.ndarray:
+    """Length (2D) or area (3D) of the box's sides lying on the machine's outer boundary."""
+    score = np.zeros(len(positions), dtype=np.int64)
+    for axis, (extent, dim, wraps) in enumerate(zip(box, dims, wrap, strict=True)):
+        if wraps:
+            continue
+        side = int(np.prod([e for a, e in enumerate(box) if a != axis]))
+        score += side * (positions[:, axis] == 0)
+        score += side * (positions[:, axis] + extent == dim)
+    return score
+
+
+@ALLOCATORS.register("max-free-box")
+class MaxFreeBox(BoxAllocator):
+    """Leave the largest free box (Krevat et al., seed 002 §2)."""
+
+    name = "max-free-box"
+    complexity = "O(cells) per candidate box, plus O(shapes x cells) to rank positions"
+
+    def choose(
+        self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
+    ) -> tuple[Box, np.ndarray]:
+        best: tuple[int, int, int, Box, np.ndarray] | None = None
+        for order, (box, positions) in enumerate(candidates):
+            volumes = self._remaining_largest(busy, box, positions)
+            k = int(np.argmax(volumes))
+            if best is None or volumes[k] > best[0]:
+                best = (int(volumes[k]), order, k, box, positions[k])
+        assert best is not None
+        return best[3], best[4]
+
+    def _remaining_largest(self, busy: np.ndarray, box: Box, positions: np.ndarray) -> np.ndarray:
+        """For each position of ``box``, the volume of the largest free box left after it."""
+        result = np.zeros(len(positions), dtype=np.int64)
+        open_ = np.ones(len(positions), dtype=bool)
+        free = busy.size - int(busy.sum()) - int(np.prod(box))
+        dims = np.array(self.dims)
+        cbox = np.array(box)
+        for shape, volume in self._shapes_by_volume():
+            if not open_.any():
+                break
+            if volume > free:
+                continue
+            spots = self.free_positions(shape, busy)
+            if len(spots) == 0:
+                continue
+            pending = np.flatnonzero(open_)
+            c = positions[pending][:, None, :]
+            p = spots[None, :, :]
+            sbox = np.array(shape)
+            overlap = np.ones((len(pending), len(spots)), dtype=bool)
+            for a in range(len(self.dims)):
+                if self.wrap[a]:
+                    ahead = (p[..., a] - c[..., a]) % dims[a] < cbox[a]
+                    behind = (c[..., a] - p[..., a]) % dims[a] < sbox[a]
+                    overlap &= ahead | behind
+                else:
+                    overlap &= (p[..., a] < c[..., a] + cbox[a]) & (c[..., a] < p[..., a] + sbox[a])
+            hit = pending[(~overlap).any(axis=1)]
+            result[hit] = volume
+            open_[hit] = False
+        return result
