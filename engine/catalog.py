@@ -27,4 +27,5 @@ import engine.scheduling.backfill
 import engine.scheduling.disciplines
 import engine.scheduling.orders
 import engine.shapes
+import engine.workloads.mesh_sides
 import engine.workloads.synthetic_flat  # noqa: F401

@@ -40,42 +40,12 @@ from itertools import permutations, product
 import numpy as np
 
 from engine.allocation import ALLOCATORS, FREE, Allocator, Placement
+from engine.allocators.boxes import Box, free_starts, summed_table, window_sums
 from engine.allocators.grid_planner import GridPlanner
 from engine.jobs import Job
 from engine.machines import Machine
 from engine.planning import Planner, Releases
 from engine.shapes import ShapeRequest, request_for
-
-Box = tuple[int, ...]
-
-
-def window_sums(busy: np.ndarray, box: Box, wrap: Sequence[bool]) -> np.ndarray:
-    """Busy cells inside the box placed at every start position (an array over start positions;
-    along a wrapping axis every position is a start, otherwise only those where the box fits)."""
-    a = busy.astype(np.int32)
-    for axis, (extent, wraps) in enumerate(zip(box, wrap, strict=True)):
-        if wraps and extent > 1:
-            a = np.concatenate([a, np.take(a, range(extent - 1), axis=axis)], axis=axis)
-    table = np.pad(a, [(1, 0)] * a.ndim)
-    for axis in range(a.ndim):
-        table = table.cumsum(axis=axis)
-    starts = [
-        dim if wraps else dim - extent + 1
-        for dim, extent, wraps in zip(busy.shape, box, wrap, strict=True)
-    ]
-    total = np.zeros(starts, dtype=np.int64)
-    for corner in product((0, 1), repeat=a.ndim):
-        index = tuple(slice(c * e, c * e + n) for c, e, n in zip(corner, box, starts, strict=True))
-        sign = -1 if (a.ndim - sum(corner)) % 2 else 1
-        total += sign * table[index]
-    return total
-
-
-def scan_order(positions: np.ndarray) -> np.ndarray:
-    """Positions sorted by z, then y, then x (row by row from the origin)."""
-    if len(positions) == 0:
-        return positions
-    return positions[np.lexsort(positions.T)]
 
 
 class BoxAllocator(Allocator):
@@ -92,7 +62,16 @@ class BoxAllocator(Allocator):
         self._owner = np.full(self.dims, FREE, dtype=np.int64)
         self._free = int(np.prod(self.dims))
         self._version = 0
+        self._table: np.ndarray | None = None
         self._windows: dict[Box, np.ndarray] = {}
+        self._requests: dict[tuple, tuple[ShapeRequest, list[Box]]] = {}
+        self._offsets: dict[Box, np.ndarray] = {}
+        self._periphery: dict[Box, np.ndarray] = {}
+        self.any_wrap = any(self.wrap)
+        self.dims_array = np.array(self.dims)
+        self.strides = np.array(
+            [int(np.prod(self.dims[a + 1 :])) for a in range(len(self.dims))], dtype=np.int64
+        )
         self._failed: list[Box] = []
         self._answers: dict[tuple, Placement | None] = {}
 
@@ -111,6 +90,7 @@ class BoxAllocator(Allocator):
 
     def _changed(self) -> None:
         self._version += 1
+        self._table = None
         self._windows.clear()
         self._failed.clear()
         self._answers.clear()
@@ -124,7 +104,15 @@ class BoxAllocator(Allocator):
     # ------------------------------------------------------------------ requests
 
     def boxes_for(self, job: Job) -> tuple[ShapeRequest, list[Box]]:
-        """The job's shape request and the boxes to try (rotations when allowed)."""
+        """The job's shape request and the boxes to try (rotations when allowed), memoized by
+        (size, shape)."""
+        key = (job.size, job.shape)
+        known = self._requests.get(key)
+        if known is None:
+            known = self._requests[key] = self._boxes(job)
+        return known
+
+    def _boxes(self, job: Job) -> tuple[ShapeRequest, list[Box]]:
         request = request_for(job.size, job.shape, self.dims, self.rule)
         boxes: list[Box] = []
         for b in request.boxes:
@@ -134,20 +122,27 @@ class BoxAllocator(Allocator):
                     boxes.append(v)
         return request, boxes
 
-    def free_positions(self, box: Box, busy: np.ndarray | None = None) -> np.ndarray:
+    def free_positions(
+        self, box: Box, busy: np.ndarray | None = None, table: np.ndarray | None = None
+    ) -> np.ndarray:
         """Start positions (k × d, scan order) where ``box`` is entirely free."""
         if busy is None:
             cached = self._windows.get(box)
             if cached is None:
-                cached = scan_order(np.argwhere(window_sums(self.busy(), box, self.wrap) == 0))
+                if self._table is None:
+                    self._table = summed_table(self.busy(), self.wrap)
+                cached = free_starts(window_sums(self._table, self.dims, box, self.wrap))
                 self._windows[box] = cached
             return cached
-        return scan_order(np.argwhere(window_sums(busy, box, self.wrap) == 0))
+        table = summed_table(busy, self.wrap) if table is None else table
+        return free_starts(window_sums(table, self.dims, box, self.wrap))
 
     def _dominated(self, box: Box) -> bool:
         return any(all(b >= f for b, f in zip(box, failed, strict=True)) for failed in self._failed)
 
     def find(self, job: Job) -> Placement | None:
+        if job.size > self._free:
+            return None
         key = (job.size, job.shape)
         if key in self._answers:
             return self._answers[key]
@@ -196,14 +191,19 @@ class BoxAllocator(Allocator):
 
     # ------------------------------------------------------------------ planning
 
-    def place_on(self, job: Job, busy: np.ndarray) -> Placement | None:
-        """Where ``job`` would go on an explicit busy mask (for planning and migration)."""
+    def place_on(
+        self, job: Job, busy: np.ndarray, table: np.ndarray | None = None
+    ) -> Placement | None:
+        """Where ``job`` would go on an explicit busy mask (for planning and migration);
+        ``table`` is the mask's :func:`summed_table` when the caller keeps one."""
         request, boxes = self.boxes_for(job)
         if request.volume > busy.size - int(busy.sum()):
             return None
+        if table is None:
+            table = summed_table(busy, self.wrap)
         candidates = []
         for box in boxes:
-            positions = self.free_positions(box, busy)
+            positions = self.free_positions(box, busy, table)
             if len(positions):
                 candidates.append((box, positions))
         if not candidates:
@@ -316,12 +316,22 @@ class MaximumPeripheralLength(BoxAllocator):
     ) -> tuple[Box, np.ndarray]:
         best: tuple[int, int, Box, np.ndarray] | None = None
         for order, (box, positions) in enumerate(candidates):
-            score = peripheral_length(box, positions, self.dims, self.wrap)
+            grid = self._periphery.get(box)
+            if grid is None:
+                grid = self._periphery[box] = periphery_grid(box, self.dims, self.wrap)
+            score = grid[tuple(positions.T)]
             k = int(np.argmax(score))
             if best is None or score[k] > best[0]:
                 best = (int(score[k]), order, box, positions[k])
         assert best is not None
         return best[2], best[3]
+
+
+def periphery_grid(box: Box, dims: Sequence[int], wrap: Sequence[bool]) -> np.ndarray:
+    """Peripheral length of ``box`` at every start position (an array over start positions)."""
+    starts = [d if w else d - e + 1 for d, e, w in zip(dims, box, wrap, strict=True)]
+    positions = np.argwhere(np.ones(starts, dtype=bool))
+    return peripheral_length(box, positions, dims, wrap).reshape(starts)
 
 
 def peripheral_length(

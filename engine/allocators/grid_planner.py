@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.allocation import FREE, Placement
+from engine.allocators.boxes import summed_table
 from engine.jobs import Job
 from engine.planning import Planner, Releases, Slot, span_end
 
@@ -45,22 +46,34 @@ class GridPlanner(Planner):
         self.times = sorted(times)
         self.adjust: list[tuple[float, float, np.ndarray]] = []
         self.held: dict[int, tuple[float, float, np.ndarray]] = {}
+        self._masks: dict[tuple, tuple[np.ndarray, np.ndarray, int]] = {}
 
-    def _busy(self, start: float, end: float) -> np.ndarray:
-        busy = self.release > start
-        for a, b, cells in self.adjust:
-            if a < end and b > start:
-                busy[cells] = True
-        return busy
+    def _busy(self, start: float, end: float) -> tuple[np.ndarray, np.ndarray, int]:
+        """Cells taken over [start, end), with their summed table and free count, cached by
+        which releases and adjustments are involved (many queries of a pass share them)."""
+        overlapping = tuple(k for k, (a, b, _) in enumerate(self.adjust) if a < end and b > start)
+        key = (start, overlapping)
+        known = self._masks.get(key)
+        if known is None:
+            busy = self.release > start
+            for k in overlapping:
+                busy[self.adjust[k][2]] = True
+            shaped = busy.reshape(self.allocator.dims)
+            known = (shaped, summed_table(shaped, self.allocator.wrap), busy.size - int(busy.sum()))
+            self._masks[key] = known
+        return known
+
+    def _changed(self) -> None:
+        self._masks.clear()
 
     def earliest(self, job: Job, duration: float) -> Slot | None:
         volume = self.allocator.boxes_for(job)[0].volume
         candidates = sorted({*self.times, *(b for _, b, _ in self.adjust if b > self.now)})
         for t in candidates:
-            busy = self._busy(t, span_end(t, duration))
-            if busy.size - int(busy.sum()) < volume:
+            busy, table, free = self._busy(t, span_end(t, duration))
+            if free < volume:
                 continue
-            placement = self.allocator.place_on(job, busy.reshape(self.allocator.dims))
+            placement = self.allocator.place_on(job, busy, table)
             if placement is not None:
                 return Slot(t, placement)
         return None
@@ -69,10 +82,12 @@ class GridPlanner(Planner):
         held = (slot.start, span_end(slot.start, duration), np.array(slot.where.cells))
         self.adjust.append(held)
         self.held[job.index] = held
+        self._changed()
 
     def unreserve(self, job: Job) -> None:
         held = self.held.pop(job.index)
         self.adjust = [a for a in self.adjust if a is not held]
+        self._changed()
 
     def admits(self, job: Job, placement: Placement, duration: float) -> bool:
         end = span_end(self.now, duration)
@@ -84,9 +99,15 @@ class GridPlanner(Planner):
     def fit_now(
         self, job: Job, duration: float, find: Callable[[Job], Placement | None]
     ) -> Placement | None:
-        """A box free now that no reservation overlapping [now, now + duration) needs."""
-        busy = self._busy(self.now, span_end(self.now, duration)) | (self.release > self.now)
-        return self.allocator.place_on(job, busy.reshape(self.allocator.dims))
+        """A box free now that no reservation overlapping [now, now + duration) needs. A job that
+        does not fit the real occupancy is refused at the allocator's cached price."""
+        if find(job) is None:
+            return None
+        busy, table, free = self._busy(self.now, span_end(self.now, duration))
+        if free < self.allocator.boxes_for(job)[0].volume:
+            return None
+        return self.allocator.place_on(job, busy, table)
 
     def start(self, job: Job, placement: Placement, duration: float) -> None:
         self.adjust.append((self.now, span_end(self.now, duration), np.array(placement.cells)))
+        self._changed()

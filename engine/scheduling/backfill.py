@@ -69,6 +69,9 @@ class EasyBackfill(Backfill):
     name = "easy"
     description = "EASY: reserve for the blocked head; others may start if they do not delay it"
 
+    # Jobs that do not fit the machine now are set aside before the head's reservation is
+    # computed (starting jobs only takes space away); when none fits, no reservation is needed.
+
     def __init__(self, policy: Policy) -> None:
         super().__init__(policy)
         self.head: Job | None = None
@@ -86,24 +89,27 @@ class EasyBackfill(Backfill):
             return
         queue = ctx.queue
         first = self.head = queue[head]
+        allocator = ctx.allocator
+        started = ctx.started
+        free = allocator.free_nodes
+        hopeful = [
+            job
+            for job in queue[head + 1 :]
+            if job.size <= free and job.index not in started and allocator.find(job) is not None
+        ]
+        if not hopeful:
+            return
         planner = ctx.planner()
         slot = self.slot = planner.earliest(first, first.estimate)
         if slot is not None:
             planner.reserve(first, slot, first.estimate)
-        allocator = ctx.allocator
-        started = ctx.started
-        free = allocator.free_nodes
-        for position in range(head + 1, len(queue)):
-            if free == 0:
-                return
-            job = queue[position]
-            if job.size > free or job.index in started:
+        for job in hopeful:
+            if allocator.free_nodes < job.size:
                 continue
             placement = planner.fit_now(job, job.estimate, allocator.find)
             if placement is not None:
                 ctx.start(job, placement)
                 planner.start(job, placement, job.estimate)
-                free = allocator.free_nodes
 
 
 @BACKFILLS.register("conservative")

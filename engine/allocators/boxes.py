@@ -1,0 +1,61 @@
+"""Geometry of free boxes on meshes and tori: summed-area tables and window sums.
+
+A busy mask's summed table is built once (O(cells)); the busy count of every placement of any box
+is then O(1) per position by inclusion-exclusion over the box's corners. Along wrapping axes the
+mask is doubled before the table is built, so boxes can run past the edge of a torus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import product
+
+import numpy as np
+
+Box = tuple[int, ...]
+
+
+def summed_table(busy: np.ndarray, wrap: Sequence[bool]) -> np.ndarray:
+    """The summed-area (or summed-volume) table of the busy cells, with a zero border in front;
+    along wrapping axes the array is first doubled so windows can run past the edge. Built once
+    per occupancy and shared by every box asked about."""
+    a = busy.astype(np.int32)
+    for axis, wraps in enumerate(wrap):
+        if wraps:
+            a = np.concatenate([a, a], axis=axis)
+    table = np.zeros(tuple(n + 1 for n in a.shape), dtype=np.int32)
+    inner = table[tuple(slice(1, None) for _ in a.shape)]
+    inner[...] = a
+    for axis in range(a.ndim):
+        np.cumsum(table, axis=axis, out=table)
+    return table
+
+
+def window_sums(
+    table: np.ndarray, dims: Sequence[int], box: Box, wrap: Sequence[bool]
+) -> np.ndarray:
+    """Busy cells inside the box placed at every start position (an array over start positions;
+    along a wrapping axis every position is a start, otherwise only those where the box fits)."""
+    starts = [
+        dim if wraps else dim - extent + 1
+        for dim, extent, wraps in zip(dims, box, wrap, strict=True)
+    ]
+    if len(dims) == 2:
+        (a, b), (x, y), t = box, starts, table
+        return t[a : a + x, b : b + y] - t[:x, b : b + y] - t[a : a + x, :y] + t[:x, :y]
+    total = np.zeros(starts, dtype=np.int32)
+    ndim = len(dims)
+    for corner in product((0, 1), repeat=ndim):
+        index = tuple(slice(c * e, c * e + n) for c, e, n in zip(corner, box, starts, strict=True))
+        if (ndim - sum(corner)) % 2:
+            total -= table[index]
+        else:
+            total += table[index]
+    return total
+
+
+def free_starts(sums: np.ndarray) -> np.ndarray:
+    """Start positions (k × d) where a window sum is zero, in scan order: by z, then y, then x
+    (row by row from the origin)."""
+    order = tuple(range(sums.ndim - 1, -1, -1))
+    return np.argwhere(sums.transpose(order) == 0)[:, ::-1]
