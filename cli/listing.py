@@ -10,9 +10,12 @@ from engine.actions import ACTIONS
 from engine.allocation import ALLOCATORS
 from engine.generators import GENERATORS
 from engine.machines import TOPOLOGIES, bundled_machines
+from engine.reports import REPORTS
+from engine.runtime_models import RUNTIME_MODELS
 from engine.scheduling.backfill import BACKFILLS
 from engine.scheduling.disciplines import DISCIPLINES
 from engine.scheduling.orders import QUEUE_ORDERS
+from engine.shapes import SHAPE_RULES
 
 
 def register(app: typer.Typer) -> None:
@@ -39,6 +42,15 @@ def list_names() -> None:
         table.add_row(
             "allocator (--alloc)", name, f"{'/'.join(sorted(cls.topologies))}; {cls.complexity}"
         )
+    table.add_row(
+        "shape rule (--shape)", ", ".join(SHAPE_RULES.names()), "size-to-shape on meshes and tori"
+    )
+    table.add_row(
+        "runtime model (--runtime-model)",
+        ", ".join(RUNTIME_MODELS.names()),
+        "default: trace runtimes",
+    )
+    table.add_row("report (--report)", ", ".join(REPORTS.names()), "")
     table.add_row("topology", ", ".join(TOPOLOGIES.names()), "machine files: [machine] topology")
     table.add_row("workload kind", ", ".join(GENERATORS.names()), "workload files: [workload] kind")
     table.add_row("operator action", ", ".join(ACTIONS.names()), "console and scenario files")

@@ -17,6 +17,7 @@ from engine.runtime_models import RUNTIME_MODELS
 from engine.scheduling.backfill import BACKFILLS
 from engine.scheduling.disciplines import DISCIPLINES
 from engine.scheduling.orders import QUEUE_ORDERS
+from engine.shapes import SHAPE_RULES
 from engine.simulation import Simulation
 
 POLICY_PANEL = "Policy"
@@ -88,6 +89,14 @@ def run(
             help="Re-pack running jobs when the head is blocked.", rich_help_panel=POLICY_PANEL
         ),
     ] = False,
+    shape: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Size-to-shape rule on meshes and tori: {_names(SHAPE_RULES)} "
+            "(default: given shapes, else square in 2D and every box in 3D).",
+            rich_help_panel=POLICY_PANEL,
+        ),
+    ] = None,
     runtime_model: Annotated[
         str | None,
         typer.Option(
@@ -157,6 +166,7 @@ def run(
         bound=bound,
         rotate=rotate,
         migrate=migrate,
+        shape=shape,
         runtime_model=runtime_model,
         procs_per_unit=procs_per_unit,
         load_factor=load_factor,

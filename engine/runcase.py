@@ -24,6 +24,7 @@ from engine.generators import load_workload
 from engine.machines import Machine, load_machine
 from engine.outputs import JOB_COLUMNS, RunInputs, result_document
 from engine.policy import Policy
+from engine.shapes import with_shapes
 from engine.simulation import Simulation
 from engine.workload import Workload
 
@@ -45,6 +46,7 @@ class RunOptions:
     bound: int = 8
     rotate: bool = False
     migrate: bool = False
+    shape: str | None = None
     runtime_model: str | None = None
     procs_per_unit: int | None = None
     load_factor: float = 1.0
@@ -92,6 +94,13 @@ def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
         procs_per_unit=options.procs_per_unit,
         requeue=options.requeue,
     ).scaled(load_factor=options.load_factor, runtime_scale=options.runtime_scale)
+    if options.shape is not None:
+        dims = getattr(machine.spec, "dims", None)
+        if dims is None:
+            raise MeshsimError(
+                f"--shape needs a mesh or torus; machine '{machine.name}' is not one"
+            )
+        jobs = with_shapes(jobs, options.shape, tuple(dims))
     return machine, jobs
 
 
