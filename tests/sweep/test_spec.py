@@ -105,7 +105,7 @@ def test_schema_is_introspected_from_meshsim_run():
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('[grid]\nshape = ["square"]\n', "'shape' is not an option of meshsim run"),
+        ('[grid]\nsharpness = ["high"]\n', "'sharpness' is not an option of meshsim run"),
         ('[grid]\nalloc = ["quantum"]\n', "unknown allocator 'quantum' (valid: "),
         ('[base]\nseed = "one"\n', "key 'seed': expected an integer, got 'one'"),
         ("[base]\nseed = [1, 2]\n", "expected one value (lists belong in [grid])"),
