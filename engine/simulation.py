@@ -366,6 +366,7 @@ class Simulation:
             else:
                 head = self._discipline.select(ctx)
                 if head is not None and self.policy.migrate and self._migrate():
+                    ctx.queue = [job for job in queue if job.index not in ctx.started]
                     head = self._discipline.select(ctx)
                 if head is not None:
                     self._backfill.run(ctx, head)

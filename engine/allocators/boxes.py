@@ -43,6 +43,20 @@ def window_sums(
     if len(dims) == 2:
         (a, b), (x, y), t = box, starts, table
         return t[a : a + x, b : b + y] - t[:x, b : b + y] - t[a : a + x, :y] + t[:x, :y]
+    if len(dims) == 3:
+        (a, b, c), (x, y, z), t = box, starts, table
+        hi_a, hi_b, hi_c = slice(a, a + x), slice(b, b + y), slice(c, c + z)
+        lo_a, lo_b, lo_c = slice(0, x), slice(0, y), slice(0, z)
+        return (
+            t[hi_a, hi_b, hi_c]
+            - t[lo_a, hi_b, hi_c]
+            - t[hi_a, lo_b, hi_c]
+            - t[hi_a, hi_b, lo_c]
+            + t[lo_a, lo_b, hi_c]
+            + t[lo_a, hi_b, lo_c]
+            + t[hi_a, lo_b, lo_c]
+            - t[lo_a, lo_b, lo_c]
+        )
     total = np.zeros(starts, dtype=np.int32)
     ndim = len(dims)
     for corner in product((0, 1), repeat=ndim):

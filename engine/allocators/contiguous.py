@@ -66,6 +66,7 @@ class BoxAllocator(Allocator):
         self._windows: dict[Box, np.ndarray] = {}
         self._requests: dict[tuple, tuple[ShapeRequest, list[Box]]] = {}
         self._offsets: dict[Box, np.ndarray] = {}
+        self._shapes: list[tuple[Box, int]] | None = None
         self._periphery: dict[Box, np.ndarray] = {}
         self.any_wrap = any(self.wrap)
         self.dims_array = np.array(self.dims)
@@ -227,20 +228,32 @@ class BoxAllocator(Allocator):
 
     # ------------------------------------------------------------------ explanations
 
-    def largest_free_box(self, busy: np.ndarray | None = None) -> tuple[Box, int]:
+    def largest_free_box(
+        self, busy: np.ndarray | None = None, table: np.ndarray | None = None
+    ) -> tuple[Box, int]:
         """The free box of largest volume (and its volume) in ``busy`` (default: now)."""
         mask = self.busy() if busy is None else busy
+        if busy is not None and table is None:
+            table = summed_table(mask, self.wrap)
         free = mask.size - int(mask.sum())
         for box, volume in self._shapes_by_volume():
             if volume > free:
                 continue
-            if len(self.free_positions(box, mask)):
+            found = (
+                self.free_positions(box) if busy is None else self.free_positions(box, mask, table)
+            )
+            if len(found):
                 return box, volume
         return (0,) * len(self.dims), 0
 
     def _shapes_by_volume(self) -> list[tuple[Box, int]]:
-        shapes = [tuple(b) for b in product(*(range(1, d + 1) for d in self.dims))]
-        return sorted(((b, int(np.prod(b))) for b in shapes), key=lambda p: (-p[1], p[0]))
+        """Every box that fits the machine, largest volume first (computed once)."""
+        if self._shapes is None:
+            shapes = [tuple(b) for b in product(*(range(1, d + 1) for d in self.dims))]
+            self._shapes = sorted(
+                ((b, int(np.prod(b))) for b in shapes), key=lambda p: (-p[1], p[0])
+            )
+        return self._shapes
 
     def explain(self, job: Job) -> str:
         request, boxes = self.boxes_for(job)
@@ -359,19 +372,24 @@ class MaxFreeBox(BoxAllocator):
         self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
     ) -> tuple[Box, np.ndarray]:
         best: tuple[int, int, int, Box, np.ndarray] | None = None
+        table = summed_table(busy, self.wrap)
+        ceiling = self.largest_free_box(busy, table)[1]
         for order, (box, positions) in enumerate(candidates):
-            volumes = self._remaining_largest(busy, box, positions)
+            volumes = self._remaining_largest(busy, table, ceiling, box, positions)
             k = int(np.argmax(volumes))
             if best is None or volumes[k] > best[0]:
                 best = (int(volumes[k]), order, k, box, positions[k])
         assert best is not None
         return best[3], best[4]
 
-    def _remaining_largest(self, busy: np.ndarray, box: Box, positions: np.ndarray) -> np.ndarray:
-        """For each position of ``box``, the volume of the largest free box left after it."""
+    def _remaining_largest(
+        self, busy: np.ndarray, table: np.ndarray, ceiling: int, box: Box, positions: np.ndarray
+    ) -> np.ndarray:
+        """For each position of ``box``, the volume of the largest free box left after it
+        (no more than ``ceiling``, the largest free box before placing it)."""
         result = np.zeros(len(positions), dtype=np.int64)
         open_ = np.ones(len(positions), dtype=bool)
-        free = busy.size - int(busy.sum()) - int(np.prod(box))
+        free = min(busy.size - int(busy.sum()) - int(np.prod(box)), ceiling)
         dims = np.array(self.dims)
         cbox = np.array(box)
         for shape, volume in self._shapes_by_volume():
@@ -379,7 +397,7 @@ class MaxFreeBox(BoxAllocator):
                 break
             if volume > free:
                 continue
-            spots = self.free_positions(shape, busy)
+            spots = self.free_positions(shape, busy, table)
             if len(spots) == 0:
                 continue
             pending = np.flatnonzero(open_)

@@ -213,8 +213,11 @@ def test_summed_table_window_sums_match_brute_force():
 
 
 @pytest.mark.parametrize("name", ["first-fit", "best-fit", "mpl", "max-free-box"])
-@pytest.mark.parametrize("backfill", ["easy", "conservative"])
-def test_end_to_end_on_a_small_mesh_with_backfilling(name, backfill):
+@pytest.mark.parametrize(
+    ("backfill", "migrate"),
+    [("easy", False), ("conservative", False), ("none", True), ("easy", True)],
+)
+def test_end_to_end_on_a_small_mesh_with_backfilling(name, backfill, migrate):
     rng = np.random.default_rng(5)
     n = 60
     shapes = np.stack([rng.integers(1, 6, n), rng.integers(1, 5, n)], axis=1)
@@ -227,8 +230,10 @@ def test_end_to_end_on_a_small_mesh_with_backfilling(name, backfill):
         shapes=shapes,
         estimate=runtime * 1.5,
     )
-    sim = Simulation(MESH5X4, workload, Policy(allocator=name, backfill=backfill))
+    sim = Simulation(MESH5X4, workload, Policy(allocator=name, backfill=backfill, migrate=migrate))
     sim.run()
+    assert sim.results().metrics["jobs"] == n
+    assert not sim.running and sim.allocator.free_nodes == 20
     start = sim.start_times()
     assert not np.isnan(start).any()
     end = start + workload.runtime
