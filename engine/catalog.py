@@ -23,6 +23,9 @@ import engine.nqs.policy
 import engine.nqs.queues
 import engine.nqs.report
 import engine.nqs.workload
+import engine.partitions.allocator
+import engine.partitions.machine
+import engine.partitions.workload
 import engine.scheduling.backfill
 import engine.scheduling.disciplines
 import engine.scheduling.orders

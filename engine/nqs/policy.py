@@ -70,6 +70,8 @@ class NQSBlocking(Discipline):
         self.blocked = None
         head: int | None = None
         for position, job in enumerate(ctx.queue):
+            if job.index in ctx.started:
+                continue
             interactive = order.score(job, ctx.now) >= INTERACTIVE_PRIORITY
             if self.blocked is not None and not interactive:
                 continue

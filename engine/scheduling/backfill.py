@@ -104,7 +104,7 @@ class EasyBackfill(Backfill):
         if slot is not None:
             planner.reserve(first, slot, first.estimate)
         for job in hopeful:
-            if allocator.free_nodes < job.size:
+            if job.index in started or allocator.free_nodes < job.size:
                 continue
             placement = planner.fit_now(job, job.estimate, allocator.find)
             if placement is not None:
@@ -163,6 +163,9 @@ class ConservativeBackfill(Backfill):
         allocator = ctx.allocator
         due = span_end(now, 0.0)
         for job in queue:
+            if job.index in ctx.started:
+                slots.pop(job.index, None)
+                continue
             slot = slots.get(job.index)
             if slot is not None and slot.start <= due:
                 placement = slot.where if allocator.available(slot.where) else allocator.find(job)

@@ -51,7 +51,10 @@ class Strict(Discipline):
 
     def select(self, ctx: PassContext) -> int | None:
         find = ctx.allocator.find
+        started = ctx.started
         for position, job in enumerate(ctx.queue):
+            if job.index in started:
+                continue
             placement = find(job)
             if placement is None:
                 self.blocked = job
@@ -71,8 +74,11 @@ class OutOfOrder(Discipline):
 
     def select(self, ctx: PassContext) -> int | None:
         find = ctx.allocator.find
+        started = ctx.started
         head: int | None = None
         for position, job in enumerate(ctx.queue):
+            if job.index in started:
+                continue
             placement = find(job)
             if placement is not None:
                 ctx.start(job, placement)
@@ -142,6 +148,11 @@ class OutOfOrderBounded(Discipline):
         self.blocked = None
         while position < len(queue):
             job = queue[position]
+            if job.index in ctx.started:
+                if position == head_pos:
+                    head_pos += 1
+                position += 1
+                continue
             if position > head_pos and self._overtaken(queue[head_pos]) >= self.bound:
                 self.blocked = queue[head_pos]
                 return head_pos
@@ -196,6 +207,12 @@ class Window(Discipline):
             if not inside:
                 self.edge = job
                 break
+            if job.index in ctx.started:
+                if position == head_pos:
+                    head_pos = position + 1
+                    if head_pos < len(queue):
+                        limit = queue[head_pos].index + k
+                continue
             placement = find(job)
             if placement is None:
                 pending_seen += 1
@@ -240,6 +257,10 @@ class DelayBased(Discipline):
         self.blocked = None
         head_pos = 0
         for position, job in enumerate(queue):
+            if job.index in ctx.started:
+                if position == head_pos:
+                    head_pos += 1
+                continue
             head = queue[head_pos]
             if position > head_pos and ctx.now - head.submit >= threshold:
                 self.blocked = head
