@@ -37,6 +37,9 @@ def list_machines() -> None:
 @machines_app.command("show")
 def show(
     name: Annotated[str, typer.Argument(help="A bundled machine name, a .toml file, or flat:N.")],
+    partitions: Annotated[
+        bool, typer.Option("--partitions", help="List the partition menu and the wiring model.")
+    ] = False,
 ) -> None:
     """Describe a machine and draw it."""
     m = load_machine(name)
@@ -51,6 +54,13 @@ def show(
         )
     for line in PICTURES.get(m.topology)(m):
         out.print(line, highlight=False, markup=False)
+    if partitions:
+        if m.topology != "partitions":
+            raise MeshsimError(f"machine '{m.name}' has no partition menu (topology {m.topology})")
+        from engine.partitions.pictures import menu_summary
+
+        for line in menu_summary(m):
+            out.print(line, highlight=False, markup=False)
 
 
 @machines_app.command("validate")

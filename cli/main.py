@@ -8,7 +8,18 @@ import sys
 import typer
 
 import engine.catalog  # noqa: F401  (fill every registry before help texts are built)
-from cli import bench, contention, listing, machines, plot, reproduce, run, sweep, trace
+from cli import (
+    bench,
+    compare,
+    contention,
+    listing,
+    machines,
+    plot,
+    reproduce,
+    run,
+    sweep,
+    trace,
+)
 from cli.output import err, error_line
 from engine.errors import MeshsimError
 
@@ -21,7 +32,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-for module in (run, trace, machines, listing, bench, contention, sweep, reproduce, plot):
+for module in (run, trace, machines, listing, bench, compare, contention, sweep, reproduce, plot):
     module.register(app)
 
 

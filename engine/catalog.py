@@ -25,6 +25,7 @@ import engine.nqs.report
 import engine.nqs.workload
 import engine.partitions.allocator
 import engine.partitions.machine
+import engine.partitions.pictures
 import engine.partitions.workload
 import engine.scheduling.backfill
 import engine.scheduling.disciplines

@@ -28,7 +28,7 @@ from engine.shapes import with_shapes
 from engine.simulation import Simulation
 from engine.workload import Workload
 
-DEFAULT_MACHINE = "ipsc860"
+DEFAULT_MACHINE = "intrepid"
 """The machine a run uses when none is given."""
 
 

@@ -122,6 +122,7 @@ class Simulation:
         recent: int = 0,
         history: bool = False,
         allocator_class: type[Allocator] | None = None,
+        past: Workload | None = None,
     ) -> None:
         self.machine = machine
         self.workload = workload
@@ -134,6 +135,10 @@ class Simulation:
         self._allocator_class = allocator_class
         self.allocator = self._make_allocator(self.policy.allocator)
         self.allocator.prepare(workload)
+        self._past = past
+        if past is not None:
+            for done in past.jobs():
+                self.allocator.finished(done)
         self._model: RuntimeModel | None = None
         if self.policy.runtime_model is not None:
             model_class = RUNTIME_MODELS.get(self.policy.runtime_model)
@@ -757,6 +762,7 @@ class Simulation:
             recent=self._recent.maxlen or 0,
             history=self.series is not None,
             allocator_class=self._allocator_class,
+            past=self._past,
         )
         twin.run_to_event(self.events if event is None else event)
         return twin

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from types import MappingProxyType
 
 import numpy as np
 
@@ -75,9 +74,9 @@ class Workload:
     shapes: np.ndarray | None = None
     records: np.ndarray | None = None
     header: swf.SWFHeader | None = None
-    skipped: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    skipped: Mapping[str, int] = field(default_factory=dict)
     transforms: tuple[str, ...] = ()
-    attrs: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
+    attrs: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in (*_COLUMNS, "shapes", "records"):
@@ -85,7 +84,7 @@ class Workload:
             if value is not None:
                 object.__setattr__(self, name, _frozen(value))
         frozen = {k: _frozen(np.asarray(v)) for k, v in self.attrs.items()}
-        object.__setattr__(self, "attrs", MappingProxyType(frozen))
+        object.__setattr__(self, "attrs", frozen)
 
     def __len__(self) -> int:
         return len(self.job_id)
@@ -230,5 +229,5 @@ def from_swf(
         partition=kept[:, swf.PARTITION].astype(np.int64),
         records=kept,
         header=trace.header,
-        skipped=MappingProxyType(skipped),
+        skipped=skipped,
     )
