@@ -52,6 +52,17 @@ _COMPLETION = priority(COMPLETION, 0)
 _CLOCK = priority(ACTION, (1 << 39))
 
 
+class FinishedJob(NamedTuple):
+    """A job that has left the machine: where it ran, from when to when, and whether it was
+    killed (cancelled, or lost with a failed unit) rather than finished."""
+
+    job: Job
+    start: float
+    end: float
+    placement: Placement
+    killed: bool
+
+
 class RunningJob(NamedTuple):
     """A job that holds nodes: when it started, where, and when it is expected to end."""
 
@@ -71,7 +82,9 @@ class RunningJob(NamedTuple):
 @dataclass(frozen=True, eq=False)
 class Snapshot:
     """An immutable view of a simulation at one event, for display (the console renders only
-    these). ``owners`` is a read-only per-cell array (job index, or FREE/DOWN/RESERVED)."""
+    these). ``owners`` is a read-only per-cell array (job index, or FREE/DOWN/RESERVED);
+    ``recent`` and ``finished`` hold the last events and the last jobs to leave the machine
+    (bounded by the ``recent`` argument of the simulation)."""
 
     time: float
     event: int
@@ -86,6 +99,7 @@ class Snapshot:
     reasons: MappingProxyType
     metrics: MappingProxyType
     recent: tuple[EventRecord, ...]
+    finished: tuple[FinishedJob, ...]
     series: SeriesView | None
 
 
@@ -177,6 +191,7 @@ class Simulation:
         self.action_log: list[Action] = []
         self._log = log
         self._recent: deque[EventRecord] = deque(maxlen=recent)
+        self._left: deque[FinishedJob] = deque(maxlen=recent)
         self._listening = log is not None or recent > 0
         self._last: tuple[str, int, str] = ("", -1, "")
         self._started_now: list[int] = []
@@ -486,6 +501,8 @@ class Simulation:
         self.stats.running_wait -= r.start - r.job.submit
         if now < expected:
             self._early_release = True
+        if self._left.maxlen:
+            self._left.append(FinishedJob(r.job, r.start, now, r.placement, killed))
         self._emit("killed" if killed else "end", r.job.job_id)
         return r
 
@@ -651,6 +668,7 @@ class Simulation:
             ),
             metrics=MappingProxyType(self.current_metrics()),
             recent=tuple(self._recent),
+            finished=tuple(self._left),
             series=None if self.series is None else self.series.view(),
         )
 
