@@ -103,13 +103,17 @@ class EasyBackfill(Backfill):
         slot = self.slot = planner.earliest(first, first.estimate)
         if slot is not None:
             planner.reserve(first, slot, first.estimate)
-        for job in hopeful:
-            if job.index in started or allocator.free_nodes < job.size:
-                continue
-            placement = planner.fit_now(job, job.estimate, allocator.find)
-            if placement is not None:
-                ctx.start(job, placement)
-                planner.start(job, placement, job.estimate)
+        ctx.guard = planner  # a paired companion is backfilled too: it may not delay the head
+        try:
+            for job in hopeful:
+                if job.index in started or allocator.free_nodes < job.size:
+                    continue
+                placement = planner.fit_now(job, job.estimate, allocator.find)
+                if placement is not None:
+                    planner.start(job, placement, job.estimate)
+                    ctx.start(job, placement)
+        finally:
+            ctx.guard = None
 
 
 @BACKFILLS.register("conservative")

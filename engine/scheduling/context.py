@@ -37,7 +37,8 @@ class PassContext:
     pass; started jobs leave it when the pass ends). ``early_release`` says whether a job ended
     before its estimate since the last pass; ``arrival_order`` whether the queue order is
     arrival order (FCFS); ``pairs`` whether the allocator pairs jobs (it overrides
-    :meth:`~engine.allocation.Allocator.companion`)."""
+    :meth:`~engine.allocation.Allocator.companion`); ``guard``, set by a backfilling policy
+    while it starts jobs around reservations, is the planner a companion must also satisfy."""
 
     now: float
     queue: list[Job]
@@ -49,10 +50,13 @@ class PassContext:
     arrival_order: bool = True
     pairs: bool = False
     stats: RunStats = field(default_factory=lambda: RunStats())
+    guard: Planner | None = None
 
     def start(self, job: Job, placement: Placement) -> None:
         """Start ``job`` now on ``placement``, and the companion the allocator pairs with it
-        (paired job filling), if any."""
+        (paired job filling), if any. Under a ``guard`` the companion starts out of order like a
+        backfilled job: it is chosen among the waiting jobs the guard admits on the companion's
+        partition (so it never delays a reservation) and recorded in the guard."""
         self.start_job(job, placement)
         started = self.started
         started.add(job.index)
@@ -60,9 +64,17 @@ class PassContext:
             return
         waiting = [j for j in self.queue if j.index not in started]
         pair = self.allocator.companion(job, placement, waiting) if waiting else None
+        guard = self.guard
+        if pair is not None and guard is not None:
+            where = pair[1]
+            if not guard.admits(pair[0], where, pair[0].estimate):
+                fits = [w for w in waiting if guard.admits(w, where, w.estimate)]
+                pair = self.allocator.companion(job, placement, fits) if fits else None
         if pair is not None and pair[0].index not in started:
             self.start_job(*pair)
             started.add(pair[0].index)
+            if guard is not None:
+                guard.start(pair[0], pair[1], pair[0].estimate)
 
     def planner(self) -> Planner:
         """Future availability from the running jobs' expected releases."""
