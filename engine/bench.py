@@ -169,6 +169,57 @@ def flat_1m() -> dict[str, Any]:
     return result
 
 
+MESH32_UNIFORM = Path(__file__).resolve().parents[1] / "traces" / "mesh32-uniform.toml"
+"""Seed 001's uniform workload (10,000 jobs, sides uniform over [1, 32], exponential service
+with mean 1, seed 1) at 2.5 jobs per time unit, where FCFS saturates (Fig. 6)."""
+
+OO_SATURATION_RATE = 3.0
+"""Arrival rate (jobs per time unit) at which OO reaches its maximum utilization on mesh32 with
+uniform sides (offered load 3.0 × 16.5² / 1024 ≈ 80 %; ``meshsim reproduce ababneh2010-fig6``)."""
+
+
+def _mesh32_workload(rate: float | None = None) -> Callable[[Any], Any]:
+    """The shipped ``traces/mesh32-uniform.toml``, optionally at another arrival rate."""
+
+    def make(machine: Any) -> Any:
+        from engine.generators import generate
+        from engine.toml_table import load_toml
+
+        root = load_toml(MESH32_UNIFORM)
+        if rate is not None:
+            root.data["workload"]["arrival_rate"] = rate
+        return generate(root, machine, 0)
+
+    return make
+
+
+_MESH32_CASES = {
+    "oo": ("OO", {"discipline": "oo"}, "< 3 s of simulation"),
+    "window": ("Window-240", {"discipline": "window", "window": 240}, "< 5 s of simulation"),
+    "easy": ("FCFS + EASY", {"backfill": "easy"}, "< 5 s of simulation"),
+}
+
+
+def _register_mesh32() -> None:
+    for key, (label, policy, target) in _MESH32_CASES.items():
+        for heavy in (False, True):
+            rate = OO_SATURATION_RATE if heavy else None
+            load = f"{OO_SATURATION_RATE:g} jobs/unit" if heavy else "2.5 jobs/unit"
+
+            def run(policy: dict[str, Any] = policy, rate: float | None = rate) -> dict[str, Any]:
+                t0 = time.perf_counter()
+                result = simulate("mesh32", _mesh32_workload(rate), allocator="mpl", **policy)
+                result["wall_s"] = time.perf_counter() - t0
+                return result
+
+            name = f"mesh32-{key}" + ("-heavy" if heavy else "")
+            what = f"10,000 jobs, seed 001 uniform sides, {load}, mesh32, MPL, {label}"
+            SCENARIOS.register(name)(Scenario(name, what, target, run, heavy))
+
+
+_register_mesh32()
+
+
 def run_child(name: str) -> dict[str, Any]:
     """Run scenario ``name`` in a fresh interpreter and return its measurements."""
     done = subprocess.run(
