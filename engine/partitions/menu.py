@@ -18,6 +18,7 @@ allowed larger partition, aligned as in a buddy system (positions 2k and 2k+1, 4
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, product
@@ -102,10 +103,14 @@ def build_menu(spec: PartitionSpec) -> Menu:
                     segments.extend(line_segments(axis, fixed))
             raw.append((shape, positions, cells, tuple(sorted(segments))))
     raw.sort(key=lambda r: (len(r[2]), r[2]))
+    names = [_name(spec, shape.label, cells) for shape, _, cells, _ in raw]
+    seen = Counter(names)
     partitions = []
     for index, (shape, positions, cells, segments) in enumerate(raw):
-        first, last = spec.names[cells[0]], spec.names[cells[-1]]
-        name = first if len(cells) == 1 else f"{shape.label} {first}..{last}"
+        name = names[index]
+        if seen[name] > 1:  # e.g. 4K 1x2x4 on rack pairs 0 and 3 vs 1x4x2 on z 0 and 3
+            where = (f"{a}={','.join(map(str, q))}" for a, q in zip("xyz", positions, strict=True))
+            name += f" [{' '.join(where)}]"
         partitions.append(
             Partition(
                 index,
@@ -150,6 +155,13 @@ def build_menu(spec: PartitionSpec) -> Menu:
         neighbour,
         tuple(segment_names),
     )
+
+
+def _name(spec: PartitionSpec, label: str, cells: tuple[int, ...]) -> str:
+    """A midplane's own name, or the label and the first and last midplane (``2K R00-M0..R02-M1``);
+    :func:`build_menu` appends the positions along x, y, z when two partitions would share it."""
+    first, last = spec.names[cells[0]], spec.names[cells[-1]]
+    return first if len(cells) == 1 else f"{label} {first}..{last}"
 
 
 def _neighbour(p: Partition, spec: PartitionSpec, lookup: dict) -> int | None:

@@ -81,3 +81,22 @@ def test_paired_companion_without_an_admissible_mate_is_not_started():
     rows = [r for i, r in enumerate(PF_ROWS) if i != 5]  # only C could pair with B
     sim = simulate(rows, queue="fcfs", backfill="easy", allocator="pf")
     assert sim.start_times().tolist() == [0.0, 0.0, 100.0, 2.0, 200.0]
+
+
+def test_partition_names_are_unique_and_placements_round_trip():
+    import numpy as np
+
+    from engine.allocation import ALLOCATORS
+    from engine.partitions.menu import build_menu
+
+    menu = build_menu(INTREPID.spec)
+    names = [p.name for p in menu.partitions]
+    assert len(set(names)) == len(names) == 621
+    # 1x2x4 on rack pairs 0 and 3 and 1x4x2 on z 0 and 3 span the same first and last midplane
+    assert "4K R00-M0..R07-M1 [x=0 y=0,3 z=0,1,2,3]" in names
+    assert "4K R00-M0..R07-M1 [x=0 y=0,1,2,3 z=0,3]" in names
+    assert "32K R00-M0..R47-M1 [x=0,1,2,4 y=0,1,2,3 z=0,1,2,3]" in names
+    assert "32K R00-M0..R37-M1" in names and "2K R00-M0..R02-M1" in names
+    alloc = ALLOCATORS.get("least-blocking")(INTREPID, np.random.default_rng(0))
+    for p in menu.partitions:
+        assert alloc.partition_of(alloc.placement(p.index)).index == p.index
