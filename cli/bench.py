@@ -52,11 +52,34 @@ def bench(
             f"{r['jobs']:,}",
             f"{r['wall_s']:.3f}",
             f"{r['sim_s']:.3f}",
-            f"{r['jobs_per_s']:,.0f}",
-            f"{r['events_per_s']:,.0f}",
+            f"{r['jobs_per_s']:,.0f}" if "jobs_per_s" in r else "-",
+            f"{r['events_per_s']:,.0f}" if "events_per_s" in r else "-",
             f"{r['peak_rss_mb']:.0f}",
             SCENARIOS.get(name).target,
         )
+        if "route_ms" in r:
+            table.add_row(
+                f"{name} (parts)",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                f"route {r['route_ms']:.1f} ms, contention {r['recompute_ms']:.1f} ms, "
+                f"runtimes {r['runtime_ms']:.1f} ms",
+            )
+        if "allocator_only_s" in r:
+            table.add_row(
+                f"{name} (allocator only)",
+                f"{r['jobs']:,}",
+                f"{r['allocator_only_s']:.3f}",
+                "",
+                "",
+                "",
+                "",
+                f"{r['allocator_decisions']:,} MC decisions, FIFO departures, no engine",
+            )
         if "engine_wall_s" in r:
             table.add_row(
                 f"{name} (engine only)",

@@ -169,6 +169,90 @@ def flat_1m() -> dict[str, Any]:
     return result
 
 
+INTREPID_MONTH = """[workload]
+kind = "intrepid"
+months = 1
+jobs_per_month = 10000
+load = 0.75
+seed = 2009
+"""
+
+
+@scenario(
+    "intrepid-month",
+    "10,000-job synthetic Intrepid month on intrepid (621-partition menu), WFP + EASY + Combo",
+    "< 3 s (issue 4)",
+)
+def intrepid_month() -> dict[str, Any]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        spec = Path(folder) / "intrepid-10k.toml"
+        spec.write_text(INTREPID_MONTH, encoding="utf-8")
+        policy = ["--queue", "wfp", "--backfill", "easy", "--alloc", "combo"]
+        command = [sys.executable, "-m", "cli", "run", "--machine", "intrepid"]
+        walls = _timed([*command, "--workload", str(spec), *policy, "--quiet"], repeats=3)
+        import engine.catalog  # noqa: F401
+        from engine.generators import load_workload
+        from engine.machines import load_machine
+
+        t0 = time.perf_counter()
+        machine = load_machine("intrepid")
+        workload = load_workload(str(spec), machine)
+        result = simulate("intrepid", workload, queue="wfp", backfill="easy", allocator="combo")
+        result["engine_wall_s"] = time.perf_counter() - t0
+    result["wall_s"] = min(walls)
+    result["wall_s_median"] = sorted(walls)[len(walls) // 2]
+    return result
+
+
+@scenario(
+    "mc-mesh32",
+    "MC on a 32x32 mesh: 1,000 Table 7 jobs (mache-io, mean size 16, offered load 1.25), FCFS",
+    "< 5 s (issue 5)",
+)
+def mc_mesh32() -> dict[str, Any]:
+    def make(machine: Any) -> Any:
+        from engine.generators import GENERATORS
+        from engine.seeding import Stream, generator
+        from engine.toml_table import Table
+
+        options = {"jobs": 1000, "mean_interarrival": 500.0, "mean_size": 16.0}
+        table = Table({**options, "iterations": 40000.0}, "mc-mesh32", "workload")
+        return GENERATORS.get("mache-io")(table, machine, generator(1, Stream.WORKLOAD))
+
+    t0 = time.perf_counter()
+    result = simulate("mesh32", make, allocator="mc")
+    result["wall_s"] = time.perf_counter() - t0
+    from engine.contention.benchmarks import bench_allocator
+
+    alone = bench_allocator("mc", 32, 32, jobs=1000, seed=1)
+    result["allocator_only_s"] = alone.seconds
+    result["allocator_decisions"] = alone.decisions
+    return result
+
+
+@scenario(
+    "contention-50",
+    "contention recomputation: 50 Random-placed jobs, all-to-all write I/O, 32x32 mesh, 32 I/O",
+    "< 50 ms (issue 5)",
+)
+def contention_50() -> dict[str, Any]:
+    import engine.catalog  # noqa: F401
+    from engine.contention.benchmarks import bench_contention
+
+    b = bench_contention(k=32, jobs=50, repeat=5)
+    return {
+        "jobs": b.jobs,
+        "wall_s": b.total_ms / 1e3,
+        "sim_s": (b.recompute_ms + b.runtime_ms) / 1e3,
+        "route_ms": b.route_ms,
+        "recompute_ms": b.recompute_ms,
+        "runtime_ms": b.runtime_ms,
+        "pairs": b.pairs,
+    }
+
+
 MESH32_UNIFORM = Path(__file__).resolve().parents[1] / "traces" / "mesh32-uniform.toml"
 """Seed 001's uniform workload (10,000 jobs, sides uniform over [1, 32], exponential service
 with mean 1, seed 1) at 2.5 jobs per time unit, where FCFS saturates (Fig. 6)."""
