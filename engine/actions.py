@@ -124,3 +124,52 @@ class SetPolicy(Action):
         changes = {k: v for k, v in asdict(self).items() if k != "time" and v is not None}
         sim.change_policy(**changes)
         return "policy " + ", ".join(f"{k}={v}" for k, v in changes.items())
+
+
+@ACTIONS.register("fail")
+@dataclass(frozen=True)
+class Fail(Action):
+    """A unit fails: ``unit`` is a midplane name (``R00-M0``), a grid coordinate (``3,4``), a
+    node number on flat machines, or a cell index. ``on_job`` says what happens to the job on
+    it: ``requeue`` (default: back to the queue, restarted from scratch later) or ``kill``.
+    See :meth:`engine.simulation.Simulation.fail_unit`."""
+
+    kind: ClassVar[str] = "fail"
+    unit: str | int = ""
+    on_job: str = "requeue"
+
+    def execute(self, sim: Simulation) -> str:
+        return sim.fail_unit(self.unit, self.on_job)
+
+
+@ACTIONS.register("repair")
+@dataclass(frozen=True)
+class Repair(Action):
+    """A failed unit is back in service (named as for ``fail``)."""
+
+    kind: ClassVar[str] = "repair"
+    unit: str | int = ""
+
+    def execute(self, sim: Simulation) -> str:
+        return sim.repair_unit(self.unit)
+
+
+@ACTIONS.register("reserve")
+@dataclass(frozen=True)
+class Reserve(Action):
+    """Reserve a block of units from ``time`` to ``until`` (a maintenance drain): idle units
+    at once, busy ones as their jobs end; all return at ``until``. ``block`` is a list of units,
+    a box ``"0,0 4x4"`` on grids, a partition name on partition machines (``"1K
+    R00-M0..R00-M1"``), or units separated by spaces. See
+    :meth:`engine.simulation.Simulation.reserve_units`."""
+
+    kind: ClassVar[str] = "reserve"
+    block: str | tuple[str | int, ...] = ""
+    until: float = 0.0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.block, list):
+            object.__setattr__(self, "block", tuple(self.block))
+
+    def execute(self, sim: Simulation) -> str:
+        return sim.reserve_units(self.block, self.until)

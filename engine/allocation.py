@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import numpy as np
 
+from engine.errors import MeshsimError
 from engine.planning import CountPlanner, Planner, Releases
 from engine.registry import Registry
 
@@ -83,6 +84,17 @@ class Allocator(ABC):
     def owners(self) -> np.ndarray:
         """Per-cell owner (a job index, or FREE, DOWN, RESERVED); empty for count-only pools."""
         return np.empty(0, dtype=np.int64)
+
+    def withdraw(self, cell: int, state: int) -> None:
+        """Take unit ``cell`` out of service as ``state`` (DOWN or RESERVED): it is never
+        allocated until :meth:`restore`. The unit is idle (FREE) or already withdrawn (then only
+        its state changes); the simulation ends or waits for the job on it first. On a
+        count-only pool the cell is a node number and only the free count changes."""
+        raise MeshsimError(f"allocator '{self.name}' cannot take units out of service")
+
+    def restore(self, cell: int) -> None:
+        """Bring a unit taken out by :meth:`withdraw` back into service (FREE)."""
+        raise MeshsimError(f"allocator '{self.name}' cannot take units out of service")
 
     def available(self, placement: Placement | None) -> bool:
         """Whether a planned ``placement`` (a reservation's box, or None for a node count) can

@@ -88,6 +88,18 @@ class Machine:
                 return c.label
         return power_of_two_label(size)
 
+    def unit_name(self, cell: int) -> str:
+        """The operator's name of unit ``cell`` (:func:`engine.units.unit_name`)."""
+        from engine.units import unit_name
+
+        return unit_name(self, cell)
+
+    def unit_cell(self, text: str | int) -> int:
+        """The cell of a unit named ``text`` (:func:`engine.units.unit_cell`)."""
+        from engine.units import unit_cell
+
+        return unit_cell(self, text)
+
     def default_workload_path(self) -> Path | None:
         """The default workload file, resolved relative to the machine file."""
         if self.default_workload is None:

@@ -6,7 +6,10 @@
   scheduling pass) and returns its record; :meth:`peek` gives the next event's time;
   :meth:`run` runs to the end or through a time;
 - :meth:`snapshot` returns an immutable view for display; :meth:`results` the metrics;
-- :meth:`apply` schedules an operator action and records it in the action log;
+- :meth:`apply` schedules an operator action and records it in the action log; failures,
+  repairs and reservations of units (:meth:`fail_unit`, :meth:`repair_unit`,
+  :meth:`reserve_units`) are what the ``fail``, ``repair`` and ``reserve`` actions do, and
+  :meth:`unit_info` is the unit inspector;
 - :meth:`fork` returns an independent copy at the same event, for what-if comparisons, and
   :meth:`replayed` rebuilds the run at an earlier event (stepping back).
 
@@ -19,7 +22,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, insort
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
@@ -27,7 +30,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from engine.actions import Action
-from engine.allocation import ALLOCATORS, Allocator, Placement
+from engine.allocation import ALLOCATORS, DOWN, FREE, RESERVED, Allocator, Placement
 from engine.errors import MeshsimError
 from engine.events import ACTION, ARRIVAL, COMPLETION, Calendar, EventRecord, Tick, priority
 from engine.jobs import Job
@@ -41,15 +44,21 @@ from engine.scheduling.disciplines import DISCIPLINES, Discipline
 from engine.scheduling.orders import QUEUE_ORDERS, QueueOrder, WaitingQueue
 from engine.seeding import Stream, generator
 from engine.series import Series, SeriesView
+from engine.units import UnitInfo, block_cells, unit_cell, unit_name
 
 if TYPE_CHECKING:
     from engine.machines import Machine
+    from engine.partitions.menu import Menu
     from engine.workload import Workload
 
 _CHUNK = 4096
 _ARRIVAL = priority(ARRIVAL, 0)
 _COMPLETION = priority(COMPLETION, 0)
 _CLOCK = priority(ACTION, (1 << 39))
+_RESERVATION_END = priority(ACTION, (1 << 38))
+ON_JOB = ("requeue", "kill")
+"""What a failure does to the job running on the failing unit (the ``fail`` action's
+``on_job``): requeue it (default) or kill it."""
 
 
 class FinishedJob(NamedTuple):
@@ -101,6 +110,17 @@ class Snapshot:
     recent: tuple[EventRecord, ...]
     finished: tuple[FinishedJob, ...]
     series: SeriesView | None
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """An operator reservation of ``cells`` over [start, until) (a maintenance drain)."""
+
+    number: int
+    cells: tuple[int, ...]
+    start: float
+    until: float
+    label: str
 
 
 @dataclass
@@ -159,6 +179,12 @@ class Simulation:
             self._model = model_class(machine, workload, generator(seed, Stream.RUNTIME))
         self.rejected: dict[str, int] = {}
         self.migration = MigrationCounts()
+        self.requeues = 0
+        self._down: set[int] = set()
+        self._out: dict[int, int] = {}
+        self._draining: set[int] = set()
+        self._reservations: list[Reservation] = []
+        self._reservation_count = 0
         if self.policy.migrate and type(self.allocator).repack is Allocator.repack:
             raise MeshsimError(f"allocator '{self.allocator.name}' cannot migrate jobs (--migrate)")
         self._refused: dict[int, str] = {}
@@ -435,6 +461,8 @@ class Simulation:
             self.migration.node_seconds += new.nodes * (now - r.start)
         self.migration.passes += 1
         self.migration.jobs += len(moved)
+        if self._draining:
+            self._settle(self._draining)
         return True
 
     def _start_job(self, job: Job, placement: Placement) -> None:
@@ -489,6 +517,8 @@ class Simulation:
             self._model.finish(r.job, now)
             self._model_dirty = True
         self.allocator.release(r.job, r.placement)
+        if self._draining:
+            self._settle(self._draining)
         expected = r.start + r.job.estimate
         del self._ends[bisect_left(self._ends, (expected, index, r.placement.nodes))]
         self._finish[index] = now
@@ -609,10 +639,180 @@ class Simulation:
             allocator = self._make_allocator(policy.allocator)
             for r in self.running.values():
                 allocator.allocate(r.job, r.placement)
+            for cell, state in sorted(self._out.items()):
+                allocator.withdraw(cell, state)
             self.allocator = allocator
         self.policy = policy
         self._order, self._discipline, self._backfill = order, discipline, backfill
         self.queue.reorder(order)
+
+    # ------------------------------------------------------------------------------ units
+    #
+    # A unit is failed (DOWN), reserved (RESERVED), or in service. The simulation keeps what the
+    # operator asked for (``_down``, the active ``_reservations``) and what the allocator has been
+    # told (``_out``: cells withdrawn from it, with their state); :meth:`_settle` brings the two
+    # together for some cells. A unit that should be out but still runs a job is ``_draining``
+    # and is settled when that job's nodes are released, before the instant's scheduling pass.
+
+    def fail_unit(self, unit: str | int, on_job: str = "requeue") -> str:
+        """Unit ``unit`` fails now: it becomes DOWN and is never allocated until repaired. A job
+        running on it is requeued (killed, back in the waiting queue with its original submit
+        time, restarted from scratch later; counted in ``requeued_jobs``) or, with
+        ``on_job="kill"``, killed (it ends as cancelled). On a count-only (flat) pool nodes are
+        interchangeable: an idle node is taken if there is one, else the job that started last
+        is hit. Failing a unit that is down already, or one that is never allocated, is an
+        error."""
+        if on_job not in ON_JOB:
+            raise MeshsimError(f"on_job must be one of {', '.join(ON_JOB)}, got '{on_job}'")
+        cell = unit_cell(self.machine, unit)
+        name = unit_name(self.machine, cell)
+        if cell in self._down:
+            raise MeshsimError(f"unit {name} is already down")
+        occupant = self._occupant(cell, self.allocator.owners())
+        if occupant < 0 and occupant != FREE and cell not in self._out:
+            raise MeshsimError(f"unit {name} is never allocated")
+        self._down.add(cell)
+        text = f"unit {name} failed"
+        if occupant >= 0:
+            job = self.running[occupant].job
+            self._evict(occupant, requeue=on_job == "requeue")
+            verb = "requeued" if on_job == "requeue" else "killed"
+            text += f"; job {job.job_id} {verb}"
+        self._settle((cell,))
+        return text
+
+    def repair_unit(self, unit: str | int) -> str:
+        """A failed unit comes back: FREE, or RESERVED while a reservation covers it. Repairing
+        a unit that is not down is an error."""
+        cell = unit_cell(self.machine, unit)
+        name = unit_name(self.machine, cell)
+        if cell not in self._down:
+            raise MeshsimError(f"unit {name} is not down")
+        self._down.remove(cell)
+        self._settle((cell,))
+        return f"unit {name} repaired"
+
+    def reserve_units(self, block: str | Sequence[str | int], until: float) -> str:
+        """Reserve a block of units from now until ``until`` (a maintenance drain).
+
+        From now every idle unit of the block becomes RESERVED; a busy unit becomes RESERVED
+        when its job ends (running jobs are never cut short); at ``until`` (an internal calendar
+        event, ordered with the operator actions of that instant) every unit the reservation
+        holds returns to service, unless it is down or another active reservation covers it.
+        Reserved units are never allocated. Units that are never allocated (service nodes) are
+        left as they are. Limitation: backfilling plans with the reserved units as unavailable
+        for good (it does not count on their return at ``until``), and a reservation has no
+        effect before its start time (jobs started before then may run into the window; their
+        units drain when they end)."""
+        cells = block_cells(self.machine, block)
+        if not (math.isfinite(until) and until > self.now):
+            raise MeshsimError(f"a reservation must end after it starts (t={self.now:g})")
+        label = block if isinstance(block, str) else " ".join(map(str, block))
+        number = self._reservation_count
+        self._reservation_count += 1
+        reservation = Reservation(number, cells, self.now, until, label)
+        self._reservations.append(reservation)
+        self._settle(cells)
+        end = _RESERVATION_END | number
+        Tick(self.env, until, end, self._on_reservation_end, reservation)
+        return f"reserved {label} ({len(cells)} units) until t={until:g}"
+
+    def _on_reservation_end(self, tick: Tick) -> None:
+        reservation: Reservation = tick.key
+        self._reservations.remove(reservation)
+        self._settle(reservation.cells)
+        self._emit("action", detail=f"reservation of {reservation.label} ended")
+        self._request_pass()
+
+    def _evict(self, index: int, *, requeue: bool) -> None:
+        """End a running job hit by a failure: back to the queue, or killed."""
+        job = self.running[index].job
+        self._finish_job(index, killed=True)
+        if not requeue:
+            self._cancelled.add(index)
+            return
+        self._finish[index] = math.nan
+        self._start[index] = math.nan
+        self._held_nodes[index] = 0
+        self._where[index] = ""
+        self.queue.add(job)
+        self.requeues += 1
+
+    def _occupant(self, cell: int, owners: np.ndarray) -> int:
+        """A unit's owner: a job index, FREE, DOWN or RESERVED. A count-only pool has no
+        per-node owners: a node not taken out is idle while any node is, else it belongs to
+        the job that started last."""
+        if cell in self._out:
+            return self._out[cell]
+        if len(owners):
+            return int(owners[cell])
+        if self.allocator.free_nodes > 0 or not self.running:
+            return FREE
+        return max(self.running.values(), key=lambda r: (r.start, r.job.index)).job.index
+
+    def _covering(self, cell: int) -> list[Reservation]:
+        return [r for r in self._reservations if cell in r.cells]
+
+    def _settle(self, cells: Iterable[int]) -> None:
+        """Bring ``cells`` to the state the operator asked for, as far as their jobs allow."""
+        owners = self.allocator.owners()
+        for cell in sorted(cells):
+            want = DOWN if cell in self._down else RESERVED if self._covering(cell) else FREE
+            occupant = self._occupant(cell, owners)
+            if occupant >= 0:
+                if want == FREE:
+                    self._draining.discard(cell)
+                else:
+                    self._draining.add(cell)
+                continue
+            self._draining.discard(cell)
+            if occupant == want or (occupant != FREE and cell not in self._out):
+                continue
+            if want == FREE:
+                self.allocator.restore(cell)
+                del self._out[cell]
+            else:
+                self.allocator.withdraw(cell, want)
+                self._out[cell] = want
+
+    def unit_info(self, cell: int) -> UnitInfo:
+        """The unit inspector: name, state, the job on the unit, and what it blocks (on
+        partition machines the other partitions that the unit's job, or the unit itself when
+        down or reserved, makes unusable through overlap or wiring; elsewhere nothing beyond
+        the job's placement)."""
+        owners = self.allocator.owners()
+        occupant = self._occupant(cell, owners)
+        until = max((r.until for r in self._covering(cell)), default=None)
+        menu = getattr(self.allocator, "menu", None)
+        blocks: tuple[str, ...] = ()
+        if occupant >= 0:
+            r = self.running[occupant]
+            if menu is not None:
+                p = self.allocator.partition_of(r.placement).index
+                blocks = _partition_names(menu, menu.conflicts[p] & ~(1 << p))
+            return UnitInfo(
+                cell,
+                unit_name(self.machine, cell),
+                "busy",
+                occupant,
+                r.job.job_id,
+                r.placement.label,
+                blocks,
+                until,
+            )
+        if occupant != FREE and menu is not None:
+            blocks = _partition_names(menu, menu.by_midplane[cell])
+        state = {FREE: "free", DOWN: "down"}.get(occupant, "reserved")
+        return UnitInfo(cell, unit_name(self.machine, cell), state, None, None, "", blocks, until)
+
+    def outages(self) -> dict[str, tuple[int, ...]]:
+        """Units out of service now: ``down`` and ``reserved`` cells, and ``pending`` cells
+        that still run a job but will be reserved (or are down) when it ends."""
+        return {
+            "down": tuple(sorted(c for c, s in self._out.items() if s == DOWN)),
+            "reserved": tuple(sorted(c for c, s in self._out.items() if s == RESERVED)),
+            "pending": tuple(sorted(self._draining)),
+        }
 
     # ------------------------------------------------------------------------------ views
 
@@ -733,6 +933,7 @@ class Simulation:
         metrics["migrations"] = self.migration.passes
         metrics["migrated_jobs"] = self.migration.jobs
         metrics["migrated_node_seconds"] = self.migration.node_seconds
+        metrics["requeued_jobs"] = self.requeues
         if self._model is not None:
             metrics.update(self._model.metrics())
         return Results(
@@ -788,3 +989,13 @@ class Simulation:
     def fork(self) -> Simulation:
         """An independent copy at the current event, for what-if branches."""
         return self.replayed()
+
+
+def _partition_names(menu: Menu, mask: int) -> tuple[str, ...]:
+    """Names of the menu's partitions whose bits are set in ``mask``, in menu order."""
+    names = []
+    while mask:
+        low = mask & -mask
+        names.append(menu.partitions[low.bit_length() - 1].name)
+        mask ^= low
+    return tuple(names)

@@ -115,6 +115,16 @@ class BuddyForest:
                 self._merge(up)
                 node = up
 
+    def carve(self, x: int, y: int) -> Block:
+        """Take the single node (x, y) out of the free leaves: the free leaf holding it is split
+        into buddies, repeatedly, down to the 1 × 1 block of that node, which is removed (the
+        other buddies stay free). :meth:`give_back` of that block merges everything back."""
+        leaf = next(b for b in self.free if _holds(b, x, y))
+        while leaf.area > 1:
+            leaf = next(k for k in self.split(leaf) if _holds(k, x, y))
+        del self.free[leaf]
+        return leaf
+
     def _merge(self, block: Block) -> None:
         for k in self.children.pop(block):
             del self.free[k]
@@ -122,10 +132,16 @@ class BuddyForest:
         self.free[block] = None
 
 
+def _holds(b: Block, x: int, y: int) -> bool:
+    return b.x <= x < b.x + b.w and b.y <= y < b.y + b.h
+
+
 class BuddyAllocator(NodeGridAllocator):
     """A :class:`NodeGridAllocator` whose placements are unions of buddy blocks.
 
-    Subclasses implement :meth:`_plan`, :meth:`_apply` and :meth:`_give_back`.
+    Subclasses implement :meth:`_plan`, :meth:`_apply`, :meth:`_give_back` and :meth:`_carve`.
+    A unit taken out of service is carved out of the forest as a 1 × 1 block (its buddies stay
+    free, so requests keep being served from what is left) and given back when restored.
     """
 
     def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
@@ -150,6 +166,20 @@ class BuddyAllocator(NodeGridAllocator):
     @abstractmethod
     def _give_back(self, blocks: tuple[Block, ...]) -> None:
         """Return a job's blocks (buddies merge)."""
+
+    @abstractmethod
+    def _carve(self, x: int, y: int) -> None:
+        """Take the idle node (x, y) out of the free blocks (:meth:`BuddyForest.carve`)."""
+
+    def _withdrawn(self, cell: int) -> None:
+        x, y = divmod(cell, self.height)
+        self._carve(x, y)
+        self._plans.clear()
+
+    def _restored(self, cell: int) -> None:
+        x, y = divmod(cell, self.height)
+        self._give_back((Block(x, y, 1, 1),))
+        self._plans.clear()
 
     def _question(self, job: Job) -> int:
         return job.size

@@ -39,7 +39,7 @@ from itertools import permutations, product
 
 import numpy as np
 
-from engine.allocation import ALLOCATORS, FREE, Allocator, Placement
+from engine.allocation import ALLOCATORS, DOWN, FREE, RESERVED, Allocator, Placement
 from engine.allocators.boxes import Box, free_starts, summed_table, window_sums
 from engine.allocators.grid_planner import GridPlanner
 from engine.jobs import Job
@@ -95,6 +95,22 @@ class BoxAllocator(Allocator):
         self._windows.clear()
         self._failed.clear()
         self._answers.clear()
+
+    def withdraw(self, cell: int, state: int) -> None:
+        flat = self._owner.reshape(-1)
+        if flat[cell] == FREE:
+            self._free -= 1
+        flat[cell] = state
+        self._changed()
+
+    def restore(self, cell: int) -> None:
+        self._owner.reshape(-1)[cell] = FREE
+        self._free += 1
+        self._changed()
+
+    def withdrawn(self) -> np.ndarray:
+        """Cells out of service (failed or reserved) as a boolean array of the machine's shape."""
+        return np.isin(self._owner, (DOWN, RESERVED))
 
     def cells_of(self, start: Sequence[int], box: Box) -> np.ndarray:
         """Flat cell indices of ``box`` placed at ``start`` (wrapping on tori)."""
@@ -216,7 +232,7 @@ class BoxAllocator(Allocator):
         return GridPlanner(self, now, releases)
 
     def repack(self, running: Sequence[tuple[Job, Placement]]) -> dict[int, Placement] | None:
-        busy = np.zeros(self.dims, dtype=bool)
+        busy = self.withdrawn()
         plan: dict[int, Placement] = {}
         for job, _ in sorted(running, key=lambda p: (-p[1].nodes, p[0].index)):
             placement = self.place_on(job, busy)

@@ -1,8 +1,9 @@
 """The ``flat`` allocator: any free nodes will do (the "fully connected" machine).
 
-On a ``flat`` machine it only counts nodes: O(1) per decision. On a mesh or torus it gives the
-job the lowest-numbered free cells, ignoring contiguity, which is the fully connected comparison
-of Krevat et al. (seed 002, Fig. 1): O(cells) per decision with numpy.
+On a ``flat`` machine it only counts nodes: O(1) per decision; a node taken out of service
+(failed or reserved) is remembered by number and lowers the free count. On a mesh or torus it
+gives the job the lowest-numbered free cells, ignoring contiguity, which is the fully connected
+comparison of Krevat et al. (seed 002, Fig. 1): O(cells) per decision with numpy.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class FlatAllocator(Allocator):
         self._count_only = machine.topology == "flat"
         self._free = machine.nodes
         self._owner = np.full(0 if self._count_only else machine.nodes, FREE, dtype=np.int64)
+        self._out: set[int] = set()
 
     @property
     def free_nodes(self) -> int:
@@ -52,3 +54,20 @@ class FlatAllocator(Allocator):
 
     def owners(self) -> np.ndarray:
         return self._owner.copy()
+
+    def withdraw(self, cell: int, state: int) -> None:
+        if self._count_only:
+            if cell not in self._out:
+                self._out.add(cell)
+                self._free -= 1
+            return
+        if self._owner[cell] == FREE:
+            self._free -= 1
+        self._owner[cell] = state
+
+    def restore(self, cell: int) -> None:
+        if self._count_only:
+            self._out.remove(cell)
+        else:
+            self._owner[cell] = FREE
+        self._free += 1

@@ -80,6 +80,19 @@ class NodeGridAllocator(Allocator):
     def owners(self) -> np.ndarray:
         return self._owner.copy()
 
+    def withdraw(self, cell: int, state: int) -> None:
+        if self._owner[cell] == FREE:
+            self._free -= 1
+            self._withdrawn(cell)
+        self._owner[cell] = state
+        self._answers.clear()
+
+    def restore(self, cell: int) -> None:
+        self._owner[cell] = FREE
+        self._free += 1
+        self._answers.clear()
+        self._restored(cell)
+
     def _question(self, job: Job) -> Hashable:
         """What :meth:`find`'s answer depends on besides the state (default: size and shape)."""
         return (job.size, job.shape)
@@ -99,6 +112,12 @@ class NodeGridAllocator(Allocator):
 
     def _released(self, job: Job, placement: Placement) -> None:
         """Update allocator-specific structures after :meth:`release` (default: none)."""
+
+    def _withdrawn(self, cell: int) -> None:
+        """Update allocator-specific structures when an idle cell goes out of service."""
+
+    def _restored(self, cell: int) -> None:
+        """Update allocator-specific structures when a cell comes back into service."""
 
 
 def middle_out(lo: int, hi: int, middle: int) -> list[int]:

@@ -177,6 +177,11 @@ class M2DBRegion:
         self.forest.apply(plan)
         self._free -= plan.nodes
 
+    def carve(self, x: int, y: int) -> None:
+        """Take the idle node (x, y) out of service (release its 1 × 1 block to restore it)."""
+        self.forest.carve(x, y)
+        self._free -= 1
+
     def release(self, blocks: Iterable[Block]) -> None:
         """Return a job's blocks; buddies merge back into their parents."""
         blocks = tuple(blocks)
@@ -204,3 +209,6 @@ class M2DBAllocator(BuddyAllocator):
 
     def _give_back(self, blocks: tuple[Block, ...]) -> None:
         self.region.release(blocks)
+
+    def _carve(self, x: int, y: int) -> None:
+        self.region.carve(x, y)

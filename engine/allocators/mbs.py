@@ -124,3 +124,6 @@ class MBSAllocator(BuddyAllocator):
 
     def _give_back(self, blocks: tuple[Block, ...]) -> None:
         self.forest.give_back(blocks)
+
+    def _carve(self, x: int, y: int) -> None:
+        self.forest.carve(x, y)

@@ -214,6 +214,33 @@ class NQSAllocator(Allocator):
     def owners(self) -> np.ndarray:
         return self._owner.copy()
 
+    def withdraw(self, cell: int, state: int) -> None:
+        """Take a node of a node set or of the interactive partition out of service; service
+        and I/O nodes (outside both) are never allocated anyway and cannot be withdrawn."""
+        where = self._home(cell)
+        if self._owner[cell] == FREE and where is not None:
+            pool, local = where
+            pool.inner.withdraw(local, state)
+        self._owner[cell] = state
+
+    def restore(self, cell: int) -> None:
+        where = self._home(cell)
+        if where is not None:
+            pool, local = where
+            pool.inner.restore(local)
+        self._owner[cell] = FREE
+
+    def _home(self, cell: int) -> tuple[_SetPool, int] | None:
+        """The node set holding ``cell`` and its local cell there; None in the interactive
+        partition; an error for service nodes."""
+        for pool in self.pools.values():
+            hit = np.flatnonzero(pool.to_global == cell)
+            if len(hit):
+                return pool, int(hit[0])
+        if cell in self._interactive:
+            return None
+        raise MeshsimError(f"node {cell} is a service node, never allocated")
+
     def explain(self, job: Job) -> str:
         if self.is_interactive(job):
             return super().explain(job) + " in the interactive partition"

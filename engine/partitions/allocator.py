@@ -33,7 +33,7 @@ from math import inf
 
 import numpy as np
 
-from engine.allocation import ALLOCATORS, DOWN, FREE, Allocator, Placement
+from engine.allocation import ALLOCATORS, FREE, Allocator, Placement
 from engine.jobs import Job
 from engine.machines import Machine
 from engine.partitions.menu import Menu, Partition, build_menu
@@ -74,6 +74,7 @@ class LeastBlocking(Allocator):
         self._owner = np.full(machine.spec.midplanes, FREE, dtype=np.int64)
         self._running: dict[int, tuple[Job, int, float]] = {}
         self._down = 0
+        self._out: set[int] = set()
         self.usable = self.all
         self._by_name = {p.name: p.index for p in self.menu.partitions}
         self._history: dict[tuple[str, int], deque[float]] = defaultdict(
@@ -209,12 +210,22 @@ class LeastBlocking(Allocator):
 
     # ---------------------------------------------------------------- failures and explanations
 
-    def set_down(self, midplane: int, down: bool) -> None:
-        """Take a midplane out of service (or bring it back); its partitions become unusable."""
-        bit = self.menu.by_midplane[midplane]
-        self._down = self._down | bit if down else self._down & ~bit
-        if self._owner[midplane] in (FREE, DOWN):
-            self._owner[midplane] = DOWN if down else FREE
+    def withdraw(self, cell: int, state: int) -> None:
+        """Take midplane ``cell`` out of service: every partition using it becomes unusable."""
+        self._owner[cell] = state
+        self._out.add(cell)
+        self._set_down()
+
+    def restore(self, cell: int) -> None:
+        self._owner[cell] = FREE
+        self._out.discard(cell)
+        self._set_down()
+
+    def _set_down(self) -> None:
+        down = 0
+        for m in self._out:
+            down |= self.menu.by_midplane[m]
+        self._down = down
         self._recompute()
 
     def explain(self, job: Job) -> str:
