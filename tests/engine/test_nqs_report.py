@@ -33,3 +33,64 @@ def test_table5_expansion_factor_is_total_over_total():
     [row] = table5.rows
     assert row[0] == "low" and row[1] == "2"
     assert float(row[5]) == pytest.approx((3600 + 3700) / 3700, abs=0.05)  # not (1 + 37) / 2
+
+
+TABLE5 = [
+    "q4t",
+    "q4s",
+    "q8s",
+    "q16s",
+    "q32s",
+    "q64s",
+    "q32m",
+    "q64m",
+    "q128m",
+    "q256m",
+    "q1l",
+    "q32l",
+    "q64l",
+    "q128l",
+    "qf8s",
+    "qf16s",
+    "qf32s",
+    "qf32m",
+    "qf64m",
+    "qf128m",
+    "qf256m",
+    "qf32l",
+    "qf64l",
+    "qf128l",
+    "qf256l",
+    "standby",
+    "fstandby",
+]
+
+
+def test_paragon_sdsc_machine_is_the_papers():
+    import re
+
+    from engine.nqs.allocator import nqs_config
+
+    machine = load_machine("paragon-sdsc")
+    config = nqs_config(machine)
+    assert machine.nodes == 416
+    assert {s.name: s.rect.nodes for s in config.node_sets} == {
+        "16MB": 112,
+        "32MB": 224,
+        "32MB-short": 32,
+    }
+    assert config.interactive is not None and config.interactive.nodes == 32
+    # 416 = 6 service + 10 I/O + 32 interactive + 368 batch
+    assert 416 - 32 - sum(s.rect.nodes for s in config.node_sets) == 16
+    batch = [q for q in config.queues if not q.interactive]
+    assert [q.name for q in batch] == TABLE5
+    limits = {"t": 0.25, "s": 1, "m": 4, "l": 12}
+    for q in batch:
+        rule = re.fullmatch(r"q(f?)(\d+)([tsml])", q.name)
+        if rule is None:  # standby, fstandby: low priority, 12 hours
+            assert q.priority == 0 and q.time_limit_s == 12 * 3600
+            continue
+        fat, nodes, kind = rule.groups()
+        assert q.max_nodes == int(nodes) and q.time_limit_s == limits[kind] * 3600
+        sets = set(config.group(q.group).prime) | set(config.group(q.group).nonprime)
+        assert ("16MB" in sets) == (not fat)
