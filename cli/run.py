@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import inspect
 import math
+import typing
+from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from cli.output import interactive, out
+from cli.output import fail, interactive, out
 from engine.allocation import ALLOCATORS
 from engine.outputs import EventLogWriter, dumps, write_jobs_csv, write_schedule_swf, write_text
 from engine.reports import REPORTS, ReportTable, write_csv
-from engine.runcase import DEFAULT_MACHINE, RunOptions, case_document, load_inputs
+from engine.runcase import DEFAULT_MACHINE, RunOptions, case_document, prepare
 from engine.runtime_models import RUNTIME_MODELS
+from engine.scenario import load_scenario, scenario_document
 from engine.scheduling.backfill import BACKFILLS
 from engine.scheduling.disciplines import DISCIPLINES
 from engine.scheduling.orders import QUEUE_ORDERS
@@ -28,8 +33,51 @@ def _names(registry) -> str:  # type: ignore[no-untyped-def]
     return ", ".join(registry.names())
 
 
+SCENARIO_OPTION = Annotated[
+    Path | None,
+    typer.Option(
+        "--scenario",
+        help="Replay a scenario file saved by the console (its options and operator actions) "
+        "to the end; simulation options cannot be given with it, outputs can.",
+    ),
+]
+
+
 def register(app: typer.Typer) -> None:
-    app.command("run")(run)
+    app.command("run")(_with_scenario(run))
+
+
+def _with_scenario(command: Callable[..., None]) -> Callable[..., None]:
+    """``command`` with a ``--scenario FILE`` option added. :func:`run`'s own parameters stay
+    the simulation options (mirrored by :class:`RunOptions`) plus the outputs; a scenario
+    supplies the simulation options itself, so giving one of them too is an error naming it."""
+
+    def with_scenario(ctx: typer.Context, *, scenario: Path | None = None, **kwargs: Any) -> None:
+        if scenario is None:
+            command(**kwargs)
+            return
+        for f in fields(RunOptions):
+            source = ctx.get_parameter_source(f.name)
+            if source is not None and source.name != "DEFAULT":
+                flag = "--" + f.name.replace("_", "-")
+                fail(f"{flag} cannot be combined with --scenario (the scenario file sets it)")
+        simulated = {f.name for f in fields(RunOptions)}
+        run_scenario(scenario, **{k: v for k, v in kwargs.items() if k not in simulated})
+
+    own = inspect.signature(command, eval_str=True)
+    extra = inspect.Parameter(
+        "scenario", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=SCENARIO_OPTION
+    )
+    params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own.parameters.values()]
+    context = inspect.Parameter(
+        "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context
+    )
+    with_scenario.__signature__ = own.replace(parameters=[context, *params, extra])  # type: ignore[attr-defined]
+    hints = typing.get_type_hints(command, include_extras=True)
+    with_scenario.__annotations__ = {"ctx": typer.Context, **hints, "scenario": SCENARIO_OPTION}
+    with_scenario.__doc__ = command.__doc__
+    with_scenario.__name__ = command.__name__
+    return with_scenario
 
 
 def run(
@@ -154,7 +202,6 @@ def run(
     """Simulate a workload on a machine and report waiting, slowdown and capacity metrics."""
     if procs_per_unit is not None and procs_per_unit < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--procs-per-unit")
-    report_fn = REPORTS.get(report) if report else None
     options = RunOptions(
         machine=machine,
         workload=workload,
@@ -175,21 +222,69 @@ def run(
         lenient=lenient,
         requeue=requeue,
     )
-    the_machine, jobs = load_inputs(options)
+    _simulate(
+        lambda log: prepare(options, log=log),
+        lambda sim: case_document(sim, options),
+        out_path=out_path,
+        jobs_out=jobs_out,
+        events_out=events_out,
+        swf_out=swf_out,
+        report=report,
+        report_out=report_out,
+        quiet=quiet,
+    )
+
+
+def run_scenario(
+    path: Path,
+    *,
+    out_path: Path | None = None,
+    jobs_out: Path | None = None,
+    events_out: Path | None = None,
+    swf_out: Path | None = None,
+    report: str | None = None,
+    report_out: Path | None = None,
+    quiet: bool = False,
+) -> None:
+    """``meshsim run --scenario FILE``: the scenario built, run to the end, and its
+    :func:`scenario_document` written (the console's "export results" of the same scenario)."""
+    scenario = load_scenario(path)
+    _simulate(
+        lambda log: scenario.build(log=log),
+        lambda sim: scenario_document(sim, scenario),
+        out_path=out_path,
+        jobs_out=jobs_out,
+        events_out=events_out,
+        swf_out=swf_out,
+        report=report,
+        report_out=report_out,
+        quiet=quiet,
+    )
+
+
+def _simulate(
+    build: Callable[[EventLogWriter | None], Simulation],
+    document_of: Callable[[Simulation], dict[str, Any]],
+    *,
+    out_path: Path | None,
+    jobs_out: Path | None,
+    events_out: Path | None,
+    swf_out: Path | None,
+    report: str | None,
+    report_out: Path | None,
+    quiet: bool,
+) -> None:
+    """Build, run to the end, write the outputs asked for and print the summary."""
+    report_fn = REPORTS.get(report) if report else None
     log_file = events_out.open("w", encoding="utf-8") if events_out else None
     try:
-        sim = Simulation(
-            the_machine,
-            jobs,
-            options.policy(the_machine),
-            seed,
-            log=EventLogWriter(log_file) if log_file else None,
-        )
-        _drive(sim, show_progress=not quiet and interactive() and len(jobs) >= 20000)
+        sim = build(EventLogWriter(log_file) if log_file else None)
+        big = len(sim.workload) >= 20000
+        _drive(sim, show_progress=not quiet and interactive() and big)
     finally:
         if log_file:
             log_file.close()
-    document = case_document(sim, options)
+    document = document_of(sim)
     if out_path:
         write_text(out_path, dumps(document))
     if jobs_out:

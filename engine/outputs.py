@@ -59,7 +59,7 @@ def result_document(sim: Simulation, inputs: RunInputs) -> dict[str, Any]:
             **inputs.as_dict(),
             "machine_nodes": sim.machine.nodes,
             "policy": sim.policy.as_dict(),
-            "actions": [a.as_dict() for a in sim.action_log],
+            "actions": [a.as_dict() for a in sim.logged_actions()],
             "transforms": list(sim.workload.transforms),
         },
         "skipped": dict(sim.workload.skipped),

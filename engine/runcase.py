@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
+from engine.actions import Action, LoggedAction
 from engine.errors import MeshsimError
 from engine.events import EventRecord
 from engine.generators import load_workload
@@ -104,14 +105,34 @@ def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
     return machine, jobs
 
 
-def prepare(options: RunOptions, *, log: Callable[[EventRecord], None] | None = None) -> Simulation:
-    """The simulation of a run, built but not yet run."""
+def prepare(
+    options: RunOptions,
+    *,
+    log: Callable[[EventRecord], None] | None = None,
+    actions: Sequence[Action | LoggedAction] = (),
+    recent: int = 0,
+    history: bool = False,
+) -> Simulation:
+    """The simulation of a run, built but not yet run, with ``actions`` applied (an operator
+    action log); ``recent`` and ``history`` are passed to :class:`Simulation` for the console."""
     machine, jobs = load_inputs(options)
-    return Simulation(machine, jobs, options.policy(machine), options.seed, log=log)
+    return Simulation(
+        machine,
+        jobs,
+        options.policy(machine),
+        options.seed,
+        actions=actions,
+        log=log,
+        recent=recent,
+        history=history,
+    )
 
 
-def case_document(sim: Simulation, options: RunOptions) -> dict[str, Any]:
-    """The result JSON (as a dict) of a finished simulation built by :func:`prepare`."""
+def case_document(
+    sim: Simulation, options: RunOptions, *, scenario: str | None = None
+) -> dict[str, Any]:
+    """The result JSON (as a dict) of a finished simulation built by :func:`prepare`;
+    ``scenario`` is echoed as ``inputs.scenario`` (the scenario's name for scenario runs)."""
     inputs = RunInputs(
         machine=options.machine,
         workload=options.workload or str(sim.machine.default_workload_path()),
@@ -119,6 +140,7 @@ def case_document(sim: Simulation, options: RunOptions) -> dict[str, Any]:
         load_factor=options.load_factor,
         runtime_scale=options.runtime_scale,
         procs_per_unit=options.procs_per_unit,
+        scenario=scenario,
     )
     return result_document(sim, inputs)
 

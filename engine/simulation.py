@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from engine.actions import Action
+from engine.actions import Action, LoggedAction
 from engine.allocation import ALLOCATORS, DOWN, FREE, RESERVED, Allocator, Placement
 from engine.errors import MeshsimError
 from engine.events import ACTION, ARRIVAL, COMPLETION, Calendar, EventRecord, Tick, priority
@@ -151,7 +151,7 @@ class Simulation:
         policy: Policy | None = None,
         seed: int = 0,
         *,
-        actions: Sequence[Action] = (),
+        actions: Sequence[Action | LoggedAction] = (),
         log: Callable[[EventRecord], None] | None = None,
         recent: int = 0,
         history: bool = False,
@@ -215,6 +215,8 @@ class Simulation:
         self._finished = 0
         self.events = 0
         self.action_log: list[Action] = []
+        self.action_events: list[int] = []
+        self.action_failures: dict[int, str] = {}
         self._log = log
         self._recent: deque[EventRecord] = deque(maxlen=recent)
         self._left: deque[FinishedJob] = deque(maxlen=recent)
@@ -229,8 +231,9 @@ class Simulation:
         self._next_job = next(self._feed, None)
         if self._next_job is not None:
             self._schedule_arrival(self._next_job)
-        for action in actions:
-            self.apply(action)
+        logged = [a if isinstance(a, LoggedAction) else LoggedAction(0, a) for a in actions]
+        self._held_actions = deque(sorted(logged, key=lambda a: a.after_event))
+        self._apply_due()
 
     # ----------------------------------------------------------------- construction helpers
 
@@ -283,6 +286,8 @@ class Simulation:
         self._started_now = []
         if not self._advance():
             return None
+        if self._held_actions:
+            self._apply_due()
         kind, job_id, detail = self._last
         return EventRecord(
             self.events, self.env.now, kind, job_id, detail, tuple(self._started_now)
@@ -314,14 +319,24 @@ class Simulation:
         limit = math.inf if until is None else until
         budget = math.inf if max_events is None else max_events
         advance = self._advance
+        pending = self._held_actions
         count = 0
-        while count < budget and advance(limit):
-            count += 1
+        while True:
+            stop = budget
+            if pending:
+                stop = min(budget, count + pending[0].after_event - self.events)
+            while count < stop:
+                if not advance(limit):
+                    return
+                count += 1
+            self._apply_due()
+            if count >= budget:
+                return
 
     def run_to_event(self, number: int) -> None:
         """Process events until ``number`` events have been processed (or the run ends)."""
-        while self.events < number and self._advance():
-            pass
+        if self.events < number:
+            self.run(max_events=number - self.events)
 
     def _integrate(self, t: float) -> None:
         """Advance the time integrals from the last event to ``t`` (state is constant between)."""
@@ -538,14 +553,30 @@ class Simulation:
 
     # --------------------------------------------------------------------- operator actions
 
+    def _apply_due(self) -> None:
+        """Apply the logged actions whose turn has come (:class:`~engine.actions.LoggedAction`)."""
+        pending = self._held_actions
+        while pending and pending[0].after_event <= self.events:
+            self.apply(pending.popleft().action)
+
+    def logged_actions(self) -> list[LoggedAction]:
+        """Every action of this run with the event count it was applied after: those applied
+        so far, then those a replay still holds for later events."""
+        done = [
+            LoggedAction(*pair) for pair in zip(self.action_events, self.action_log, strict=True)
+        ]
+        return [*done, *self._held_actions]
+
     def apply(self, action: Action) -> None:
-        """Schedule ``action`` at its time (not earlier than now) and record it in the log."""
+        """Schedule ``action`` at its time (not earlier than now) and record it in the log,
+        with the number of events processed so far (so a replay applies it at the same point)."""
         if action.time < self.env.now:
             raise MeshsimError(
                 f"action '{action.kind}' at t={action.time:g} is in the past (now t={self.now:g})"
             )
         number = len(self.action_log)
         self.action_log.append(action)
+        self.action_events.append(self.events)
         Tick(self.env, action.time, priority(ACTION, number), self._on_action, action)
 
     def _on_action(self, tick: Tick) -> None:
@@ -554,6 +585,7 @@ class Simulation:
             text = action.execute(self)
         except MeshsimError as exc:
             text = f"{action.kind} failed: {exc}"
+            self.action_failures[id(action)] = str(exc)
         self._emit("action", detail=text)
         self._request_pass()
 
@@ -977,7 +1009,7 @@ class Simulation:
             self.workload,
             self._first_policy,
             self.seed,
-            actions=self.action_log,
+            actions=self.logged_actions(),
             recent=self._recent.maxlen or 0,
             history=self.series is not None,
             allocator_class=self._allocator_class,
