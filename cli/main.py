@@ -19,6 +19,7 @@ from cli import (
     run,
     sweep,
     trace,
+    tui,
 )
 from cli.output import err, error_line
 from engine.errors import MeshsimError
@@ -32,7 +33,19 @@ app = typer.Typer(
     add_completion=False,
 )
 
-for module in (run, trace, machines, listing, bench, compare, contention, sweep, reproduce, plot):
+for module in (
+    run,
+    tui,
+    trace,
+    machines,
+    listing,
+    bench,
+    compare,
+    contention,
+    sweep,
+    reproduce,
+    plot,
+):
     module.register(app)
 
 

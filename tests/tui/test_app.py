@@ -1,0 +1,327 @@
+"""Pilot tests of the console: every control and operator action, checked on the engine state
+(through the frames the one engine worker publishes) and on the rendered text."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import engine.catalog  # noqa: F401
+from engine.allocation import DOWN
+from engine.runcase import RunOptions
+from tui.app import MeshsimApp, make_app
+from tui.screens.form import FormScreen
+from tui.screens.report import ReportScreen
+from tui.widgets.event_log import EventLog
+from tui.widgets.machine_map import MachineMap
+from tui.widgets.queue_list import QueueList
+
+ROOT = Path(__file__).resolve().parents[2]
+MESH = RunOptions(
+    machine=str(ROOT / "tests/data/mesh5x4.toml"),
+    workload=str(ROOT / "tests/data/mesh-sides-small.toml"),
+)
+SIZE = (120, 40)
+
+
+async def until(pilot, test: Callable[[], bool], timeout: float = 15.0) -> None:  # type: ignore[no-untyped-def]
+    """Let the UI and the engine worker run until ``test()`` holds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not test():
+        assert loop.time() < deadline, "condition not reached in time"
+        await pilot.pause(0.02)
+
+
+def event(app: MeshsimApp) -> int:
+    return app.frame.snapshot.event if app.frame else -1
+
+
+async def fill(pilot, app: MeshsimApp, values: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """Type into the open form's fields and submit it."""
+    await until(pilot, lambda: isinstance(app.screen, FormScreen))
+    for name, value in values.items():
+        field = app.screen.query_one(f"#field-{name}")
+        field.value = value
+    app.screen.query_one(f"#field-{next(iter(values))}").focus()
+    await pilot.press("enter")
+
+
+async def test_opens_with_every_pane_and_status_at_event_zero() -> None:
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        for selector in ("#status", "#map", "#running", "#queue", "#lower"):
+            assert app.query_one(selector).display
+        assert "event 0" in str(app.query_one("#status").render())
+
+
+async def test_step_keys_move_the_event_counter() -> None:
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        await pilot.press("n")
+        await until(pilot, lambda: event(app) == 1)
+        assert "event 1" in str(app.query_one("#status").render())
+        await pilot.press("N")
+        await until(pilot, lambda: event(app) == 11)
+        await pilot.press("b")
+        await until(pilot, lambda: event(app) == 10)
+        await pilot.press("s")
+        await until(pilot, lambda: event(app) > 10 and bool(app.frame.snapshot.running))
+        assert app.frame.snapshot.recent[-1].kind == "start"
+
+
+async def test_goto_event_and_time_then_back_replays() -> None:
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        await pilot.press("g")
+        await fill(pilot, app, {"target": "#40"})
+        await until(pilot, lambda: event(app) == 40)
+        before = app.frame.snapshot
+        await pilot.press("g")
+        await fill(pilot, app, {"target": "#12"})
+        await until(pilot, lambda: event(app) == 12)
+        await pilot.press("g")
+        await fill(pilot, app, {"target": "#40"})
+        await until(pilot, lambda: event(app) == 40)
+        again = app.frame.snapshot
+        assert again.time == before.time
+        assert again.owners.tolist() == before.owners.tolist()
+        await pilot.press("g")
+        await fill(pilot, app, {"target": "3"})
+        await until(pilot, lambda: app.frame.snapshot.time <= 3 < app.driver.session.next_time())
+
+
+async def test_a_bad_goto_keeps_the_form_open_with_the_error() -> None:
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        await pilot.press("g")
+        await fill(pilot, app, {"target": "tomorrow"})
+        await pilot.pause()
+        assert isinstance(app.screen, FormScreen)
+        assert "expected a duration" in str(app.screen.query_one("#form-error").render())
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, FormScreen))
+
+
+async def test_live_mode_runs_and_pauses_and_speed_keys_change_speed() -> None:
+    app = make_app(MESH, fps=20)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        await pilot.press(*["minus"] * 7)
+        await pilot.press("space")
+        await until(pilot, lambda: app.frame.live)
+        assert "live ×1 " in str(app.query_one("#status").render())
+        await pilot.press("space")
+        await until(pilot, lambda: not app.frame.live)
+        await pilot.press(*["plus"] * 7, "space")
+        await until(pilot, lambda: app.frame.snapshot.done, timeout=30)
+        assert "done" in str(app.query_one("#status").render())
+
+
+async def test_inspect_a_waiting_job_and_find_a_job_by_number() -> None:
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        await pilot.press("g")
+        await fill(pilot, app, {"target": "#60"})
+        await until(pilot, lambda: event(app) == 60 and bool(app.frame.snapshot.waiting))
+        app.query_one(QueueList).focus()
+        await pilot.pause()
+        await pilot.press("i")
+        await until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        job = app.frame.snapshot.waiting[0]
+        body = app.screen.plain_text()
+        assert str(job.job_id) in body
+        assert app.frame.snapshot.reasons[job.index] in body.replace("\n", " ") or "needs" in body
+        await pilot.press("escape")
+        await pilot.press("slash")
+        await fill(pilot, app, {"job": "1"})
+        await until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        assert "Job 1" in app.screen.plain_text()
+
+
+async def test_hold_release_cancel_and_undo_go_through_the_action_log() -> None:
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        await pilot.press("g")
+        await fill(pilot, app, {"target": "#60"})
+        await until(pilot, lambda: event(app) == 60 and len(app.frame.snapshot.waiting) > 1)
+        queue = app.query_one(QueueList)
+        queue.focus()
+        await pilot.pause()
+        job = queue.selected
+        await pilot.press("h")
+        await until(pilot, lambda: job.index in {j.index for j in app.frame.snapshot.held})
+        assert queue.selected == job, "the cursor follows the held job"
+        await pilot.press("u")
+        await until(pilot, lambda: not app.frame.snapshot.held)
+        queue.cursor = 0
+        await pilot.pause()
+        target = queue.selected
+        await pilot.press("c")
+        await until(
+            pilot, lambda: target.index not in {j.index for j in app.frame.snapshot.waiting}
+        )
+        kinds = [a.action.kind for a in app.driver.session.actions]
+        assert kinds == ["hold", "release", "cancel"]
+        await pilot.press("z")
+        await until(pilot, lambda: len(app.driver.session.actions) == 2)
+        assert app.driver.session.explain(target.job_id) != "cancelled"
+
+
+async def test_submit_a_job_now() -> None:
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        await pilot.press("a")
+        await fill(pilot, app, {"size": "3", "runtime": "2m", "estimate": ""})
+        await until(pilot, lambda: bool(app.driver.session.actions))
+        submitted = app.driver.session.actions[-1].action
+        assert (submitted.kind, submitted.size, submitted.runtime) == ("submit", 3, 120.0)
+
+
+async def test_fail_and_repair_the_unit_under_the_map_cursor() -> None:
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        game_map = app.query_one(MachineMap)
+        game_map.focus()
+        game_map.cursor = 7
+        await pilot.pause()
+        await pilot.press("f")
+        await until(pilot, lambda: int(app.frame.snapshot.owners[7]) == DOWN)
+        await pilot.press("i")
+        await until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        assert "down" in app.screen.plain_text()
+        await pilot.press("escape")
+        await pilot.press("r")
+        await until(pilot, lambda: int(app.frame.snapshot.owners[7]) != DOWN)
+
+
+async def test_reserve_a_block_and_change_policy_from_now_on() -> None:
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        await pilot.press("R")
+        await fill(pilot, app, {"block": "0,0 2x2", "start": "0", "length": "1h"})
+        await until(pilot, lambda: bool(app.driver.session.actions))
+        assert app.driver.session.actions[-1].action.kind == "reserve"
+        await pilot.press("p")
+        await fill(pilot, app, {"backfill": "easy"})
+        await until(pilot, lambda: app.frame.snapshot.policy.backfill == "easy")
+
+
+async def test_what_if_compares_both_branches() -> None:
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        await pilot.press("N")
+        await pilot.press("w")
+        await fill(pilot, app, {"backfill": "easy"})
+        await until(pilot, lambda: isinstance(app.screen, ReportScreen), timeout=30)
+        body = app.screen.plain_text()
+        assert "avg_wait_s" in body and "backfill=easy" in body
+        assert app.driver.session.events == 10, "the session itself does not move"
+
+
+async def test_help_lists_every_binding_and_tabs_cycle() -> None:
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        body = app.screen.plain_text()
+        for binding in app.BINDINGS:
+            assert binding.description in body
+        await pilot.press("escape")
+        await pilot.press("t")
+        await until(pilot, lambda: app.query_one("#lower").active == "tab-timeline")
+        await pilot.press("t")
+        await until(pilot, lambda: app.query_one("#lower").active == "tab-events")
+        await pilot.press("n")
+        await until(pilot, lambda: event(app) == 1)
+        assert any(line.startswith("#1 ") for line in app.query_one(EventLog).lines())
+
+
+async def test_saved_scenario_replays_headless_to_the_consoles_export(tmp_path: Path) -> None:
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        await pilot.press("g")
+        await fill(pilot, app, {"target": "#50"})
+        await until(pilot, lambda: event(app) == 50)
+        app.query_one(QueueList).focus()
+        await pilot.pause()
+        await pilot.press("h")
+        await pilot.press("p")
+        await fill(pilot, app, {"queue": "sjf"})
+        await until(pilot, lambda: len(app.driver.session.actions) == 2)
+        await pilot.press("ctrl+s")
+        await fill(pilot, app, {"path": str(tmp_path / "s.json")})
+        await until(pilot, lambda: (tmp_path / "s.json").exists())
+        await pilot.press("x")
+        await fill(pilot, app, {"path": str(tmp_path / "export")})
+        await until(pilot, lambda: (tmp_path / "export" / "result.json").exists(), timeout=30)
+        await pilot.press("X")
+        await pilot.pause()
+    saved = json.loads((tmp_path / "s.json").read_text())
+    assert saved["position"] == 50 + 2 and len(saved["actions"]) == 2
+    out = tmp_path / "replayed.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cli",
+            "run",
+            "--scenario",
+            str(tmp_path / "s.json"),
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == (tmp_path / "export" / "result.json").read_bytes()
+    reopened = make_app(MESH, scenario=tmp_path / "s.json")
+    assert reopened.driver.session.events == saved["position"]
+
+
+def test_bad_input_to_meshsim_tui_is_one_line(tmp_path: Path) -> None:
+    for args, needle in (
+        (["--machine", "nosuch"], "nosuch"),
+        (["--queue", "lifo"], "lifo"),
+        (["--scenario", str(tmp_path / "missing.json")], "missing.json"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "cli", "tui", *args],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=False,
+            timeout=60,
+        )
+        assert done.returncode != 0
+        assert needle in done.stderr
+        assert "Traceback" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Screenshots and default file names land in a temporary folder."""
+    monkeypatch.chdir(tmp_path)

@@ -1,0 +1,422 @@
+"""The meshsim operator console (``meshsim tui``).
+
+One thread worker alone drives the simulation (:class:`~tui.driver.Driver`); the UI sends it
+commands and renders the immutable frames it publishes (DESIGN.md, "Console"; style anchors
+§1.4 and §1.7). Every key and command-palette entry is an action below; actions that change the
+run go into the session's action log, so a saved scenario replays to the same results.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, TabbedContent, TabPane
+from textual.worker import get_current_worker
+
+from engine.actions import Cancel, Hold, ReleaseHold, SetPolicy, Submit
+from engine.runcase import RunOptions
+from engine.session import Session
+from tui import commands
+from tui.driver import Driver, Frame
+from tui.widgets.event_log import EventLog
+from tui.widgets.machine_map import MachineMap
+from tui.widgets.metrics_pane import MetricsPane
+from tui.widgets.queue_list import QueueList
+from tui.widgets.running_table import RunningTable
+from tui.widgets.status_bar import StatusBar
+from tui.widgets.timeline import Timeline
+
+SPEEDS = (1.0, 10.0, 60.0, 600.0, 3600.0, 21600.0, 86400.0, math.inf)
+"""Live speeds (simulated seconds per wall second) that ``+`` and ``-`` step through."""
+
+
+class FrameReady(Message):
+    """A frame from the engine worker; a newer one replaces an unprocessed older one."""
+
+    def __init__(self, frame: Frame) -> None:
+        super().__init__()
+        self.frame = frame
+
+    def can_replace(self, message: Message) -> bool:
+        return (
+            isinstance(message, FrameReady)
+            and self.frame.result is None
+            and (message.frame.result is None and message.frame.error is None)
+        )
+
+
+def _binding(
+    key: str,
+    action: str,
+    description: str,
+    tooltip: str,
+    *,
+    show: bool = True,
+    priority: bool = False,
+) -> Binding:
+    return Binding(
+        key,
+        action,
+        description,
+        show=show,
+        priority=priority,
+        id=action.split("(")[0].replace("_", "-"),
+        tooltip=tooltip,
+    )
+
+
+class MeshsimApp(App[None]):
+    """Queue, machine map, running jobs, metrics, timeline and event log of one live run."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "meshsim"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        _binding(
+            "space",
+            "toggle_live",
+            "Run/Pause",
+            "Run live at the chosen speed, or pause",
+            priority=True,
+        ),
+        _binding("n", "step(1)", "Step", "Process one event"),
+        _binding("N", "step(10)", "Step 10", "Process ten events"),
+        _binding("s", "step_to_start", "To start", "Process events until a job starts"),
+        _binding("b", "back(1)", "Back", "Step back one event (replays the run)"),
+        _binding("B", "back(10)", "Back 10", "Step back ten events", show=False),
+        _binding("g", "goto", "Go to", "Go to a simulated time or an event number"),
+        _binding("plus,equals_sign", "faster", "Faster", "Raise the live speed", show=False),
+        _binding("minus", "slower", "Slower", "Lower the live speed", show=False),
+        _binding("slash", "find_job", "Find job", "Inspect a job by its number"),
+        _binding("i", "inspect", "Inspect", "Inspect the selected job or unit"),
+        _binding("a", "submit_job", "Submit", "Submit a job now", show=False),
+        _binding("h", "hold", "Hold", "Hold the selected waiting job", show=False),
+        _binding("u", "release", "Release", "Release the selected held job", show=False),
+        _binding("c", "cancel_job", "Cancel", "Cancel the selected job", show=False),
+        _binding("f", "fail_unit", "Fail", "Fail the unit under the map cursor", show=False),
+        _binding("r", "repair_unit", "Repair", "Repair the unit under the map cursor", show=False),
+        _binding("R", "reserve", "Reserve", "Reserve a block for a time window", show=False),
+        _binding(
+            "p", "policy", "Policy", "Change queue order, backfilling or allocator", show=False
+        ),
+        _binding("z", "undo", "Undo", "Undo the last operator action", show=False),
+        _binding("w", "what_if", "What-if", "Fork, change something, compare both to the end"),
+        _binding(
+            "ctrl+s",
+            "save_scenario",
+            "Save",
+            "Save the scenario (inputs, actions, position)",
+            show=False,
+        ),
+        _binding(
+            "x",
+            "export",
+            "Export",
+            "Export results (JSON, CSV, SWF) of the run to its end",
+            show=False,
+        ),
+        _binding("X", "screenshot_svg", "Screenshot", "Save an SVG screenshot", show=False),
+        _binding("t", "next_tab", "Tab", "Cycle metrics, timeline and event log", show=False),
+        _binding("question_mark", "help", "Help", "Every key and what it does"),
+        _binding("q", "quit", "Quit", "Quit the console", priority=True),
+    ]
+
+    def __init__(self, session: Session, *, fps: float = 15.0, start_live: bool = False) -> None:
+        super().__init__()
+        self.session_name = session.name
+        self.machine = session.machine
+        self.options = session.options
+        self.driver = Driver(session, self._publish, fps=fps)
+        self.frame: Frame | None = None
+        self._start_live = start_live
+        self._speed_index = len(SPEEDS) - 1
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield MachineMap(id="map")
+                yield RunningTable(id="running")
+            with Vertical(id="right"):
+                yield QueueList(id="queue")
+                with TabbedContent(id="lower"):
+                    with TabPane("Metrics", id="tab-metrics"):
+                        yield MetricsPane(id="metrics")
+                    with TabPane("Timeline", id="tab-timeline"):
+                        yield Timeline(id="timeline")
+                    with TabPane("Events", id="tab-events"):
+                        yield EventLog(id="events")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#map").border_title = "machine"
+        self.query_one("#running").border_title = "running"
+        self.query_one("#queue").border_title = "waiting queue"
+        self._engine_worker()
+        if self._start_live:
+            self.action_toggle_live()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < 110, "narrow")
+        self.set_class(self.size.height < 30, "short")
+
+    # ------------------------------------------------------------------ engine worker
+
+    @work(thread=True, exclusive=True, group="engine", description="simulation")
+    def _engine_worker(self) -> None:
+        worker = get_current_worker()
+        self.driver.loop(lambda: worker.is_cancelled)
+
+    def _publish(self, frame: Frame) -> None:
+        self.post_message(FrameReady(frame))
+
+    def send(self, command: Callable[[Session], Any], label: str = "") -> None:
+        """Queue work for the engine worker (the UI never touches the session itself)."""
+        self.driver.send(command, label)
+
+    async def action_quit(self) -> None:
+        self.driver.stop()
+        self.exit()
+
+    # ------------------------------------------------------------------ rendering
+
+    @on(FrameReady)
+    def _on_frame(self, message: FrameReady) -> None:
+        frame = message.frame
+        self.frame = frame
+        snap = frame.snapshot
+        with self.batch_update():
+            self.query_one(StatusBar).show(frame)
+            self.query_one(MachineMap).show(snap)
+            self.query_one(RunningTable).show(snap)
+            self.query_one(QueueList).show(snap)
+            lower = self.query_one("#lower", TabbedContent).active
+            if lower == "tab-metrics":
+                self.query_one(MetricsPane).show(snap, frame.metrics)
+            elif lower == "tab-timeline":
+                self.query_one(Timeline).show(snap)
+            else:
+                self.query_one(EventLog).show(snap)
+        if frame.error:
+            self.notify(frame.error, title=frame.label or "error", severity="error")
+        elif frame.result is not None:
+            commands.present(self, frame.label, frame.result)
+
+    @on(TabbedContent.TabActivated)
+    def _on_tab(self) -> None:
+        if self.frame is not None:
+            self.post_message(FrameReady(self.frame))
+
+    # ------------------------------------------------------------------ stepping
+
+    def action_toggle_live(self) -> None:
+        speed = SPEEDS[self._speed_index]
+        live = not (self.frame is not None and self.frame.live)
+        self.send(lambda s: self.driver.set_live(live, speed))
+
+    def action_step(self, count: int) -> None:
+        self.send(lambda s: s.step(count) and None)
+
+    def action_step_to_start(self) -> None:
+        self.send(lambda s: s.step_to_start() and None)
+
+    def action_back(self, count: int) -> None:
+        self.send(lambda s: s.back(count))
+
+    def _change_speed(self, delta: int) -> None:
+        self._speed_index = max(0, min(len(SPEEDS) - 1, self._speed_index + delta))
+        speed = SPEEDS[self._speed_index]
+        live = self.frame is not None and self.frame.live
+        self.send(lambda s: self.driver.set_live(live, speed))
+        self.notify(f"speed {'max' if math.isinf(speed) else f'×{speed:g}'}", timeout=1.5)
+
+    def action_faster(self) -> None:
+        self._change_speed(1)
+
+    def action_slower(self) -> None:
+        self._change_speed(-1)
+
+    def action_goto(self) -> None:
+        self.push_screen(commands.goto_form(), self._goto)
+
+    def _goto(self, target: tuple[str, float] | None) -> None:
+        if target is None:
+            return
+        kind, value = target
+        if kind == "event":
+            self.send(lambda s: s.goto_event(int(value)), "go to")
+        elif kind == "later":
+            self.send(lambda s: s.goto_time(s.now + value), "go to")
+        else:
+            self.send(lambda s: s.goto_time(value), "go to")
+
+    def action_next_tab(self) -> None:
+        tabs = self.query_one("#lower", TabbedContent)
+        order = ["tab-metrics", "tab-timeline", "tab-events"]
+        tabs.active = order[(order.index(tabs.active) + 1) % len(order)]
+
+    # ------------------------------------------------------------------ inspectors
+
+    def _selected_job(self) -> int | None:
+        focused = self.focused
+        if isinstance(focused, RunningTable) and focused.row_count:
+            key = focused.coordinate_to_cell_key(focused.cursor_coordinate).row_key.value
+            return int(key) if key is not None else None
+        queue = self.query_one(QueueList)
+        job = queue.selected
+        return job.job_id if job is not None else None
+
+    def action_inspect(self) -> None:
+        if isinstance(self.focused, MachineMap):
+            self._inspect_unit(self.focused.cursor)
+            return
+        job_id = self._selected_job()
+        if job_id is not None:
+            self._inspect_job(job_id)
+
+    def _inspect_job(self, job_id: int) -> None:
+        self.send(lambda s: s.job_details(job_id), "job")
+
+    def _inspect_unit(self, cell: int) -> None:
+        self.send(lambda s: s.sim.unit_info(cell), "unit")
+
+    @on(QueueList.JobSelected)
+    @on(RunningTable.JobSelected)
+    def _on_job_selected(self, message: QueueList.JobSelected | RunningTable.JobSelected) -> None:
+        self._inspect_job(message.job_id)
+
+    @on(MachineMap.UnitSelected)
+    def _on_unit_selected(self, message: MachineMap.UnitSelected) -> None:
+        self._inspect_unit(message.cell)
+
+    def action_find_job(self) -> None:
+        self.push_screen(commands.job_form("Find job"), self._found)
+
+    def _found(self, job_id: int | None) -> None:
+        if job_id is not None:
+            self._inspect_job(job_id)
+
+    def action_help(self) -> None:
+        self.push_screen(commands.help_screen(self))
+
+    # ------------------------------------------------------------------ operator actions
+
+    def _act(self, action: Any, label: str) -> None:
+        self.send(lambda s: s.act_now(action), label)
+
+    def action_submit_job(self) -> None:
+        self.push_screen(commands.submit_form(self.machine.nodes), self._submitted)
+
+    def _submitted(self, values: dict[str, Any] | None) -> None:
+        if values is not None:
+            self._act(Submit(time=0.0, **values), "submit")
+
+    def _job_action(self, cls: type, label: str) -> None:
+        job_id = self._selected_job()
+        if job_id is None:
+            self.notify("select a job in the queue or the running table first", severity="warning")
+            return
+        self._act(cls(time=0.0, job_id=job_id), label)
+
+    def action_hold(self) -> None:
+        self._job_action(Hold, "hold")
+
+    def action_release(self) -> None:
+        self._job_action(ReleaseHold, "release")
+
+    def action_cancel_job(self) -> None:
+        self._job_action(Cancel, "cancel")
+
+    def action_fail_unit(self) -> None:
+        cell = self.query_one(MachineMap).cursor
+        self._act(commands.fail_action(self.machine, cell), "fail")
+
+    def action_repair_unit(self) -> None:
+        cell = self.query_one(MachineMap).cursor
+        self._act(commands.repair_action(self.machine, cell), "repair")
+
+    def action_reserve(self) -> None:
+        cell = self.query_one(MachineMap).cursor
+        self.push_screen(commands.reserve_form(self.machine, cell), self._reserved)
+
+    def _reserved(self, values: dict[str, Any] | None) -> None:
+        if values is not None:
+            self.send(lambda s: s.act_now(commands.reserve_action(s, values)), "reserve")
+
+    def action_policy(self) -> None:
+        self.push_screen(commands.policy_form(self.frame), self._policy)
+
+    def _policy(self, changes: dict[str, str] | None) -> None:
+        if changes:
+            self._act(SetPolicy(time=0.0, **changes), "policy")
+
+    def set_policy(self, **changes: str) -> None:
+        """Change one policy field from now on (used by the command palette)."""
+        self._act(SetPolicy(time=0.0, **changes), "policy")
+
+    def action_undo(self) -> None:
+        self.send(lambda s: s.undo(), "undo")
+
+    # ------------------------------------------------------------------ what-if, files
+
+    def action_what_if(self) -> None:
+        self.push_screen(commands.what_if_form(self.frame), self._what_if)
+
+    def _what_if(self, change: commands.WhatIf | None) -> None:
+        if change is not None:
+            self.notify("running both branches…", timeout=2)
+            self.send(change.run, "what-if")
+
+    def action_save_scenario(self) -> None:
+        self.push_screen(
+            commands.path_form("Save scenario", self._default_name("json")), self._save
+        )
+
+    def _save(self, path: Path | None) -> None:
+        if path is not None:
+            self.send(lambda s: commands.save(s, path), "saved")
+
+    def action_export(self) -> None:
+        self.push_screen(
+            commands.path_form("Export results to folder", self._default_name("")), self._export
+        )
+
+    def _export(self, folder: Path | None) -> None:
+        if folder is not None:
+            self.notify("running a copy to the end…", timeout=2)
+            self.send(lambda s: commands.export(s, folder), "exported")
+
+    def action_screenshot_svg(self) -> None:
+        path = Path(self.save_screenshot(filename=self._default_name("svg")))
+        self.notify(f"screenshot saved to {path}")
+
+    def _default_name(self, suffix: str) -> str:
+        event = self.frame.snapshot.event if self.frame else 0
+        name = f"meshsim-{self.machine.name}-event{event}"
+        return f"{name}.{suffix}" if suffix else name
+
+    def get_system_commands(self, screen: Screen) -> Any:
+        yield from super().get_system_commands(screen)
+        yield from commands.palette(self)
+
+
+def make_app(
+    options: RunOptions,
+    *,
+    scenario: Path | None = None,
+    fps: float = 15.0,
+    start_live: bool = False,
+) -> MeshsimApp:
+    """The console on ``options`` (or on a saved scenario, reopened at its position)."""
+    session = commands.open_scenario(scenario) if scenario is not None else Session(options)
+    return MeshsimApp(session, fps=fps, start_live=start_live)

@@ -1,0 +1,396 @@
+"""What the console's keys and palette entries do, apart from the layout: the forms that ask for
+values, the engine commands they turn into (run by the engine worker, never on the UI thread),
+and the reports that show what came back."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import SystemCommand
+
+from engine.actions import Action, Fail, Repair, Reserve, SetPolicy
+from engine.allocation import ALLOCATORS
+from engine.errors import MeshsimError
+from engine.machines import Machine
+from engine.outputs import dumps, write_jobs_csv, write_schedule_swf, write_text
+from engine.scenario import Scenario, load_scenario, save_scenario, scenario_document
+from engine.scheduling.backfill import BACKFILLS
+from engine.scheduling.disciplines import DISCIPLINES
+from engine.scheduling.orders import QUEUE_ORDERS
+from engine.session import JobDetails, MetricDelta, Session, compare_results
+from engine.units import UnitInfo, unit_name
+from tui.driver import Frame
+from tui.format import clock, duration, number, shape_text
+from tui.screens.form import FormScreen
+from tui.screens.report import ReportScreen
+
+if TYPE_CHECKING:
+    from tui.app import MeshsimApp
+
+POLICY_FIELDS = (
+    ("queue", "queue order", QUEUE_ORDERS),
+    ("discipline", "start discipline", DISCIPLINES),
+    ("backfill", "backfilling", BACKFILLS),
+    ("allocator", "allocator", ALLOCATORS),
+)
+"""The policy fields an operator may change from now on, with the registry of valid names."""
+
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhd]?)$")
+_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def parse_duration(text: str, what: str) -> float:
+    """Seconds from ``90``, ``90s``, ``15m``, ``2h`` or ``1.5d``."""
+    match = _DURATION.match(text.strip().lower())
+    if match is None:
+        raise MeshsimError(f"{what}: expected a duration such as 3600, 45m, 2h or 1d, got {text!r}")
+    return float(match.group(1)) * _UNITS[match.group(2)]
+
+
+def parse_target(text: str) -> tuple[str, float]:
+    """A go-to target: ``#123`` or ``event 123`` (an event number), ``+2h`` (that much later),
+    ``day 3 12:00`` or a number of seconds (a simulated time)."""
+    raw = text.strip().lower()
+    event = re.match(r"^(?:#|e|event)\s*(\d+)$", raw)
+    if event:
+        return "event", float(event.group(1))
+    day = re.match(r"^day\s+(\d+)(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$", raw)
+    if day:
+        d, h, m, s = (int(g) if g else 0 for g in day.groups())
+        return "time", float(d * 86400 + h * 3600 + m * 60 + s)
+    if raw.startswith("+"):
+        return "later", parse_duration(raw[1:], "go to")
+    return "time", parse_duration(raw, "go to")
+
+
+# ---------------------------------------------------------------------- forms
+
+
+def goto_form() -> FormScreen:
+    return FormScreen(
+        "Go to",
+        [("target", "event (#1200), time (day 3 12:00, 86400, 36h) or +duration (+2h)", "")],
+        lambda v: parse_target(v["target"]),
+        "Going back replays the run from its start with the same actions.",
+    )
+
+
+def _job_number(text: str) -> int:
+    if not text.strip().isdigit():
+        raise MeshsimError(f"a job number is a whole number, got {text!r}")
+    return int(text)
+
+
+def job_form(title: str) -> FormScreen:
+    return FormScreen(title, [("job", "job number", "")], lambda v: _job_number(v["job"]))
+
+
+def submit_form(max_nodes: int) -> FormScreen:
+    def check(v: dict[str, str]) -> dict[str, Any]:
+        if not v["size"].isdigit() or not 1 <= int(v["size"]) <= max_nodes:
+            raise MeshsimError(f"size must be 1..{max_nodes} nodes, got {v['size']!r}")
+        runtime = parse_duration(v["runtime"], "runtime")
+        estimate = parse_duration(v["estimate"], "estimate") if v["estimate"] else -1.0
+        return {"size": int(v["size"]), "runtime": runtime, "estimate": estimate}
+
+    return FormScreen(
+        "Submit a job now",
+        [
+            ("size", "size (nodes)", "512"),
+            ("runtime", "runtime", "1h"),
+            ("estimate", "estimate (empty: the runtime)", ""),
+        ],
+        check,
+    )
+
+
+def reserve_form(machine: Machine, cell: int) -> FormScreen:
+    def check(v: dict[str, str]) -> dict[str, Any]:
+        if not v["block"]:
+            raise MeshsimError("name the block to reserve")
+        return {
+            "block": v["block"],
+            "start": parse_duration(v["start"], "starts in") if v["start"] else 0.0,
+            "length": parse_duration(v["length"], "lasts"),
+        }
+
+    return FormScreen(
+        "Reserve a block (maintenance drain)",
+        [
+            ("block", "units: names, a box '0,0 4x4', or a partition", unit_name(machine, cell)),
+            ("start", "starts in (from now)", "0"),
+            ("length", "lasts", "4h"),
+        ],
+        check,
+        "Idle units are reserved when it starts, busy ones as their jobs end; all return after.",
+    )
+
+
+def reserve_action(session: Session, values: dict[str, Any]) -> Reserve:
+    """The reservation the form asked for, timed from the session's current time."""
+    start = session.now + values["start"]
+    return Reserve(time=start, block=values["block"], until=start + values["length"])
+
+
+def fail_action(machine: Machine, cell: int) -> Fail:
+    return Fail(time=0.0, unit=unit_name(machine, cell))
+
+
+def repair_action(machine: Machine, cell: int) -> Repair:
+    return Repair(time=0.0, unit=unit_name(machine, cell))
+
+
+def _policy_changes(values: dict[str, str], frame: Frame | None) -> dict[str, str]:
+    current = frame.snapshot.policy if frame else None
+    changes = {}
+    for name, label, registry in POLICY_FIELDS:
+        value = values[name]
+        if not value or (current is not None and getattr(current, name) == value):
+            continue
+        if value not in registry.names():
+            raise MeshsimError(f"unknown {label} '{value}' (valid: {', '.join(registry.names())})")
+        changes[name] = value
+    return changes
+
+
+def policy_form(frame: Frame | None) -> FormScreen:
+    policy = frame.snapshot.policy if frame else None
+    fields = [
+        (
+            name,
+            f"{label} ({', '.join(registry.names())})",
+            (getattr(policy, name) or "") if policy else "",
+        )
+        for name, label, registry in POLICY_FIELDS
+    ]
+    return FormScreen("Change policy from now on", fields, lambda v: _policy_changes(v, frame))
+
+
+def path_form(title: str, default: str) -> FormScreen:
+    def check(v: dict[str, str]) -> Path:
+        if not v["path"]:
+            raise MeshsimError("give a file or folder name")
+        return Path(v["path"]).expanduser()
+
+    return FormScreen(title, [("path", "path", default)], check)
+
+
+# ---------------------------------------------------------------------- what-if
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """A what-if question: fork the run now, change something in the branch, carry both to
+    the end (or to ``until``) and compare their result metrics."""
+
+    policy: dict[str, str]
+    fail: str
+    until: float | None
+
+    def run(self, session: Session) -> WhatIfResult:
+        """Engine-worker side: both branches, side by side (the session itself does not move)."""
+        base = session.fork(f"{session.name}-base")
+        branch = session.fork(f"{session.name}-what-if")
+        if self.policy:
+            branch.act_now(SetPolicy(time=0.0, **self.policy))
+        if self.fail:
+            branch.act_now(Fail(time=0.0, unit=self.fail))
+        for s in (base, branch):
+            if self.until is None:
+                s.sim.run()
+            else:
+                s.run_until(self.until)
+        return WhatIfResult(self, session.now, compare_results(base.sim, branch.sim))
+
+
+@dataclass(frozen=True)
+class WhatIfResult:
+    question: WhatIf
+    forked_at: float
+    deltas: tuple[MetricDelta, ...]
+
+
+def what_if_form(frame: Frame | None) -> FormScreen:
+    policy_fields = [
+        (name, f"{label} in the branch (empty: unchanged)", "") for name, label, _ in POLICY_FIELDS
+    ]
+
+    def check(v: dict[str, str]) -> WhatIf:
+        changes = _policy_changes(v, frame)
+        until = None
+        if v["until"]:
+            kind, value = parse_target(v["until"])
+            if kind == "event":
+                raise MeshsimError("compare until a time (day 3, 36h, +2h), not an event")
+            now = frame.snapshot.time if frame else 0.0
+            until = now + value if kind == "later" else value
+        if not changes and not v["fail"]:
+            raise MeshsimError("change at least one thing in the branch")
+        return WhatIf(changes, v["fail"], until)
+
+    return FormScreen(
+        "What if… (fork now, change the branch, run both)",
+        [
+            *policy_fields,
+            ("fail", "fail this unit in the branch (e.g. R00-M0, 3,4)", ""),
+            ("until", "run until (empty: the end; day 3, 36h, +2h)", ""),
+        ],
+        check,
+    )
+
+
+# ---------------------------------------------------------------------- scenarios, exports
+
+
+def scenario_of(session: Session) -> Scenario:
+    """The session as a scenario: its inputs, its action log and its position."""
+    return Scenario(session.options, session.actions, session.events, session.name)
+
+
+def save(session: Session, path: Path) -> str:
+    """Engine-worker side: write the scenario file."""
+    save_scenario(path, scenario_of(session))
+    return f"scenario saved to {path} (event {session.events}, {len(session.actions)} actions)"
+
+
+def export(session: Session, folder: Path) -> str:
+    """Engine-worker side: carry a copy to the end and write its result JSON, per-job CSV and
+    simulated schedule as SWF — the same bytes ``meshsim run --scenario`` writes."""
+    done = session.finished()
+    folder.mkdir(parents=True, exist_ok=True)
+    write_text(folder / "result.json", dumps(scenario_document(done, scenario_of(session))))
+    write_jobs_csv(done, folder / "jobs.csv")
+    write_schedule_swf(done, folder / "schedule.swf")
+    return f"results exported to {folder}/ (result.json, jobs.csv, schedule.swf)"
+
+
+def open_scenario(path: Path) -> Session:
+    """A session reopened from a scenario file, at its saved position."""
+    scenario = load_scenario(path)
+    session = Session(scenario.options, tuple(scenario.actions), name=scenario.name)
+    session.goto_event(scenario.position)
+    return session
+
+
+# ---------------------------------------------------------------------- reports
+
+
+def job_report(details: JobDetails) -> ReportScreen:
+    job = details.job
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="dim")
+    table.add_column()
+    rows = [
+        ("job", str(job.job_id)),
+        ("status", details.status),
+        ("user / group / queue", f"{job.user} / {job.group} / {job.queue}"),
+        ("size", f"{job.size} nodes ({job.procs} processors), shape {shape_text(job.shape)}"),
+        ("submitted", clock(job.submit)),
+        ("runtime / estimate", f"{duration(job.runtime)} / {duration(job.estimate)}"),
+        ("started", "-" if math.isnan(details.start) else clock(details.start)),
+        ("ended", "-" if math.isnan(details.end) else clock(details.end)),
+        ("location", details.location or "-"),
+    ]
+    for key, value in rows:
+        table.add_row(key, value)
+    history = Text(
+        "\n".join(
+            f"#{r.number} {clock(r.time)} {r.kind} {r.detail}".rstrip() for r in details.events
+        )
+        or "(no recent events for this job)"
+    )
+    return ReportScreen(
+        f"Job {job.job_id}", Group(table, Text("\nrecent events", style="bold"), history)
+    )
+
+
+def unit_report(info: UnitInfo) -> ReportScreen:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="dim")
+    table.add_column()
+    table.add_row("unit", info.name)
+    table.add_row("state", info.state)
+    if info.job_id is not None:
+        table.add_row("job", f"{info.job_id} on {info.placement}")
+    if info.until is not None:
+        table.add_row("reserved until", clock(info.until))
+    table.add_row("blocks", ", ".join(info.blocks) if info.blocks else "-")
+    keys = Text("f fail · r repair · R reserve a block starting here", style="dim")
+    return ReportScreen(f"Unit {info.name}", Group(table, Text(""), keys))
+
+
+def what_if_report(result: WhatIfResult) -> ReportScreen:
+    q = result.question
+    change = ", ".join(f"{k}={v}" for k, v in q.policy.items())
+    if q.fail:
+        change = ", ".join(filter(None, [change, f"fail {q.fail}"]))
+    horizon = "the end" if q.until is None else clock(q.until)
+    table = Table(title=f"forked at {clock(result.forked_at)}; branch: {change}; run to {horizon}")
+    for col in ("metric", "base", "what-if", "gain (base−new)/base"):
+        table.add_column(col, justify="left" if col == "metric" else "right")
+    for d in result.deltas:
+        gain = "-" if math.isnan(d.gain) else f"{d.gain:+.1%}"
+        table.add_row(d.name, number(d.base), number(d.branch), gain)
+    return ReportScreen("What-if comparison", table)
+
+
+def help_screen(app: MeshsimApp) -> ReportScreen:
+    table = Table(title="keys (also in the command palette, ctrl+p)")
+    table.add_column("key")
+    table.add_column("action")
+    table.add_column("what it does")
+    for binding in app.BINDINGS:
+        if isinstance(binding, tuple):
+            continue
+        key = app.get_key_display(binding)
+        table.add_row(key, binding.description, binding.tooltip)
+    return ReportScreen("Help", table)
+
+
+def present(app: MeshsimApp, label: str, result: Any) -> None:
+    """Show what a command returned."""
+    if isinstance(result, JobDetails):
+        app.push_screen(job_report(result))
+    elif isinstance(result, UnitInfo):
+        app.push_screen(unit_report(result))
+    elif isinstance(result, WhatIfResult):
+        app.push_screen(what_if_report(result))
+    elif isinstance(result, Action):
+        app.notify(f"{label}: {result.kind} removed from the action log")
+    elif isinstance(result, str):
+        app.notify(result, title=label or None)
+
+
+def palette(app: MeshsimApp) -> Iterator[SystemCommand]:
+    """Command-palette entries: every binding's action, every policy choice, jump to job."""
+    for binding in app.BINDINGS:
+        if isinstance(binding, tuple) or binding.action == "quit":
+            continue
+        yield SystemCommand(binding.description, binding.tooltip, _runner(app, binding.action))
+    for name, label, registry in POLICY_FIELDS:
+        for value in registry.names():
+            yield SystemCommand(
+                f"{label}: {value}",
+                f"switch the {label} to {value} from now on",
+                _policy_runner(app, name, value),
+            )
+    yield SystemCommand("Jump to job…", "inspect a job by its number", app.action_find_job)
+
+
+def _runner(app: MeshsimApp, action: str) -> Any:
+    async def run() -> None:
+        await app.run_action(action)
+
+    return run
+
+
+def _policy_runner(app: MeshsimApp, name: str, value: str) -> Any:
+    return lambda: app.set_policy(**{name: value})

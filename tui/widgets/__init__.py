@@ -1,0 +1,1 @@
+"""The console's panes: each renders an engine snapshot."""

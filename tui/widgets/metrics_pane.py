@@ -1,0 +1,51 @@
+"""Metrics: sparklines of utilization, queue length and loss of capacity over simulated time,
+and the current value of every metric (the running capacity figures, and the result JSON's
+metrics over the jobs finished so far)."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Label, Sparkline, Static
+
+from engine.simulation import Snapshot
+from tui.format import number
+
+SERIES = (("utilization", "utilization"), ("queue", "queue length"), ("loc", "loss of capacity"))
+
+
+class MetricsPane(Vertical):
+    """Three sparklines over the run so far and a table of current values."""
+
+    DEFAULT_CSS = """
+    MetricsPane { height: 1fr; }
+    MetricsPane Sparkline { height: 2; margin: 0 0 0 0; }
+    MetricsPane Label { color: $text-muted; }
+    MetricsPane #metric-values { height: 1fr; overflow-y: auto; }
+    """
+
+    def compose(self) -> ComposeResult:
+        for key, title in SERIES:
+            yield Label(title, id=f"label-{key}")
+            yield Sparkline([], id=f"spark-{key}", summary_function=max)
+        yield Static(id="metric-values")
+
+    def show(self, snapshot: Snapshot, results: dict[str, float | int] | None) -> None:
+        """Render the series and values of ``snapshot`` (``results``: the result metrics)."""
+        series = snapshot.series
+        for key, title in SERIES:
+            data = [] if series is None else getattr(series, key).tolist()
+            self.query_one(f"#spark-{key}", Sparkline).data = data
+            last = data[-1] if data else 0.0
+            shown = f"{last:.1%}" if key != "queue" else f"{last:.1f} jobs"
+            self.query_one(f"#label-{key}", Label).update(f"{title}  {shown} (last bucket)")
+        table = Table.grid(padding=(0, 2))
+        table.add_column(justify="left", style="dim")
+        table.add_column(justify="right")
+        for key, value in snapshot.metrics.items():
+            table.add_row(key, number(value))
+        for key, value in (results or {}).items():
+            if key not in snapshot.metrics:
+                table.add_row(key, number(value))
+        self.query_one("#metric-values", Static).update(table)
