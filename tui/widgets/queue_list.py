@@ -31,8 +31,8 @@ COLUMNS = (
     ("size", 6),
     ("shape", 7),
     ("est", 7),
-    ("wait", 7),
-    ("prio", 8),
+    ("wait", 8),
+    ("prio", 10),
 )
 
 
