@@ -67,11 +67,16 @@ class PartitionPlanner(Planner):
         self.adjust = [a for a in self.adjust if a is not entry]
 
     def admits(self, job: Job, placement: Placement, duration: float) -> bool:
+        """Whether ``job`` may run on ``placement`` from now for ``duration`` without touching
+        a reservation or a job started in this pass (its own reservation aside: starting now
+        gives that up)."""
         p = self.allocator.partition_of(placement).index
         end = span_end(self.now, duration)
         conflicts = self.allocator.menu.conflicts
+        own = self.reserved.get(job.index)
         return not any(
-            a < end and b > self.now and conflicts[p] >> q & 1 for a, b, q in self.adjust
+            e is not own and e[0] < end and e[1] > self.now and conflicts[p] >> e[2] & 1
+            for e in self.adjust
         )
 
     def fit_now(

@@ -166,13 +166,19 @@ class ConservativeBackfill(Backfill):
                 self.first_slot.setdefault(job.index, slot.start)
         allocator = ctx.allocator
         due = span_end(now, 0.0)
-        for job in queue:
-            if job.index in ctx.started:
-                slots.pop(job.index, None)
-                continue
-            slot = slots.get(job.index)
-            if slot is not None and slot.start <= due:
-                placement = slot.where if allocator.available(slot.where) else allocator.find(job)
-                if placement is not None:
-                    ctx.start(job, placement)
-                    del slots[job.index]
+        ctx.guard = planner  # a paired companion starts early: it may not delay any reservation
+        try:
+            for job in queue:
+                if job.index in ctx.started:
+                    slots.pop(job.index, None)
+                    continue
+                slot = slots.get(job.index)
+                if slot is not None and slot.start <= due:
+                    where = slot.where if allocator.available(slot.where) else allocator.find(job)
+                    if where is not None:
+                        ctx.start(job, where)
+                        del slots[job.index]
+        finally:
+            ctx.guard = None
+        for index in [i for i in slots if i in ctx.started]:
+            del slots[index]  # companions that started ahead of their reservation

@@ -100,3 +100,13 @@ def test_partition_names_are_unique_and_placements_round_trip():
     alloc = ALLOCATORS.get("least-blocking")(INTREPID, np.random.default_rng(0))
     for p in menu.partitions:
         assert alloc.partition_of(alloc.placement(p.index)).index == p.index
+
+
+@pytest.mark.parametrize("alloc", ["pf", "combo"])
+def test_paired_companion_never_delays_a_conservative_reservation(alloc):
+    # As above under conservative backfilling: every job holds a reservation; B's companion is
+    # D (it ends before the head's reservation), never C, and the head starts on time.
+    sim = simulate(PF_ROWS, queue="fcfs", backfill="conservative", allocator=alloc)
+    starts = sim.start_times().tolist()
+    assert starts[2] == 100.0 and starts[4] == 200.0
+    assert starts[3] == starts[5] == 2.0
