@@ -1,29 +1,24 @@
-"""The machine map: one Line-API picture per topology, drawn from a snapshot's owners.
+"""The machine map: a Line-API picture of a snapshot's owners, one layout per topology.
 
-Each topology has a layout builder (registered by topology name in :data:`LAYOUTS`) that turns
-the machine into rows of items: a literal text, or a cell index drawn as one glyph (the job's
-letter in its colour, or the idle, down or reserved mark). The layout is built once per machine
-and width; a frame only looks owners up, so a redraw costs one pass over the visible cells.
-
-- ``mesh``: x across, y down (the orientation of ``meshsim machines show``), one character per
-  node, axis ticks every 8 nodes;
-- ``torus``: a 3D torus as its z-planes side by side, in bands as wide as the pane; a 2D torus
-  like a mesh;
-- ``partitions`` (Intrepid): rows R0–R4 of eight racks, each rack as ``M1`` over ``M0``
-  (``[A]`` per midplane), then a legend naming each running job's partition;
-- ``flat``: a count-only pool has no per-node owners, so the nodes are drawn as a block where
-  each running job holds as many consecutive cells as it has nodes.
+The first line is a fixed header (machine, busy/idle/down/reserved counts, the unit under the
+cursor); below it scroll the machine picture (:mod:`tui.widgets.map_layout`: mesh grid, torus
+planes, Intrepid racks, flat block) and a legend naming each running job's location. Each job is
+drawn as its letter in its colour (:mod:`tui.jobstyle`); equal neighbouring slots are emitted as
+one segment. Rendered lines are kept in an LRU cache keyed by the line and the cursor's column on
+it, and dropped when a new snapshot arrives, so a cursor move redraws from cache.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from itertools import pairwise
 from typing import ClassVar
 
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -33,96 +28,43 @@ from textual.strip import Strip
 from engine.allocation import DOWN, FREE, RESERVED
 from engine.machines import Machine
 from engine.simulation import Snapshot
-from engine.units import unit_count, unit_name
+from engine.units import unit_count
 from tui.jobstyle import DOWN_GLYPH, FREE_GLYPH, RESERVED_GLYPH, job_color, job_letter
+from tui.widgets.map_layout import Join, Layout, Span, Text, build_layout, slot_owners
 
-Item = int | str
-"""A layout item: a cell index, or literal text."""
+HEADER = 1
+"""Fixed lines above the scrolling picture."""
 
-Layout = list[list[Item]]
+LEGEND_MAX = 64
+"""Most running jobs named in the legend."""
 
+LINK = "━"
+"""Drawn between neighbouring midplanes of one job."""
 
-def _mesh(machine: Machine, width: int) -> Layout:
-    x_size, y_size = machine.spec.dims[:2]
-    ticks = "".join(str(x // 8 % 10) if x % 8 == 0 else " " for x in range(x_size))
-    rows: Layout = [[f"    {ticks}"]]
-    for y in range(y_size):
-        label = f"{y:>3} " if y % 4 == 0 else "    "
-        rows.append([label, *(machine.spec.cell((x, y)) for x in range(x_size))])
-    return rows
-
-
-def _torus(machine: Machine, width: int) -> Layout:
-    dims = machine.spec.dims
-    if len(dims) == 2:
-        return _mesh(machine, width)
-    x_size, y_size, z_size = dims
-    per_band = max(1, (width - 2) // (x_size + 2))
-    rows: Layout = []
-    for first in range(0, z_size, per_band):
-        planes = range(first, min(z_size, first + per_band))
-        rows.append(["  ".join(f"z={z}".ljust(x_size) for z in planes)])
-        for y in range(y_size):
-            row: list[Item] = []
-            for k, z in enumerate(planes):
-                if k:
-                    row.append("  ")
-                row.extend(machine.spec.cell((x, y, z)) for x in range(x_size))
-            rows.append(row)
-        rows.append([""])
-    return rows
-
-
-def _partitions(machine: Machine, width: int) -> Layout:
-    spec = machine.spec
-    names = list(spec.names)
-    by_name = {name: i for i, name in enumerate(names)}
-    racks = spec.row_racks
-    rows: Layout = []
-    for r in range(len(names) // (2 * racks)):
-        rows.append(["".join(f" R{r}{k:<2}" for k in range(racks))])
-        for m in (1, 0):
-            row: list[Item] = []
-            for k in range(racks):
-                row.extend([" [", by_name[f"R{r}{k}-M{m}"], "]"])
-            rows.append(row)
-    return rows
-
-
-def _flat(machine: Machine, width: int) -> Layout:
-    per_row = max(8, min(64, width - 2))
-    n = machine.nodes
-    return [[*range(start, min(n, start + per_row))] for start in range(0, n, per_row)]
-
-
-LAYOUTS: dict[str, Callable[[Machine, int], Layout]] = {
-    "mesh": _mesh,
-    "torus": _torus,
-    "partitions": _partitions,
-    "flat": _flat,
+_STATES = {
+    FREE: (FREE_GLYPH, "machine-map--free"),
+    DOWN: (DOWN_GLYPH, "machine-map--down"),
+    RESERVED: (RESERVED_GLYPH, "machine-map--reserved"),
 }
-"""Layout builder per topology name."""
 
 
-def flat_owners(snapshot: Snapshot) -> np.ndarray:
-    """Owners for a count-only pool: each running job on as many consecutive cells as it has
-    nodes, in the order of the snapshot's running jobs; the rest idle."""
-    owners = np.full(snapshot.machine.nodes, FREE, dtype=np.int64)
-    at = 0
-    for r in snapshot.running:
-        owners[at : at + r.placement.nodes] = r.job.index
-        at += r.placement.nodes
-    return owners
+def unit_label(machine: Machine, cell: int) -> str:
+    """The operator's name of unit ``cell``: ``R00-M0``, ``(x,y)`` / ``(x,y,z)``, ``node N``."""
+    if machine.topology == "partitions":
+        return str(machine.spec.names[cell])
+    if machine.topology in ("mesh", "torus"):
+        return "(" + ",".join(map(str, machine.spec.coord(cell))) + ")"
+    return f"node {cell}"
 
 
 class MachineMap(ScrollView, can_focus=True):
-    """The machine, one glyph per unit; a cursor selects a unit."""
+    """The machine, one glyph per unit, with a cursor that selects a unit."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "move(-1, 0)", "Left", show=False),
-        Binding("right", "move(1, 0)", "Right", show=False),
-        Binding("up", "move(0, -1)", "Up", show=False),
-        Binding("down", "move(0, 1)", "Down", show=False),
+        Binding("left,h", "move(-1, 0)", "Left", show=False),
+        Binding("right,l", "move(1, 0)", "Right", show=False),
+        Binding("up,k", "move(0, -1)", "Up", show=False),
+        Binding("down,j", "move(0, 1)", "Down", show=False),
         Binding("enter", "select", "Inspect unit", id="map-inspect", tooltip="Inspect the unit"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -130,20 +72,28 @@ class MachineMap(ScrollView, can_focus=True):
         "machine-map--down",
         "machine-map--reserved",
         "machine-map--cursor",
-        "machine-map--text",
+        "machine-map--axis",
+        "machine-map--io",
+        "machine-map--label",
+        "machine-map--header",
     }
     DEFAULT_CSS = """
     MachineMap > .machine-map--free { color: $text-muted; }
     MachineMap > .machine-map--down { color: $error; text-style: bold; }
     MachineMap > .machine-map--reserved { color: $warning; }
-    MachineMap > .machine-map--cursor { text-style: reverse; }
-    MachineMap > .machine-map--text { color: $text-muted; }
+    MachineMap > .machine-map--cursor { text-style: underline; }
+    MachineMap:focus > .machine-map--cursor { text-style: reverse bold; }
+    MachineMap > .machine-map--axis { color: $text-muted; }
+    MachineMap > .machine-map--io { color: $accent; text-style: bold; }
+    MachineMap > .machine-map--label { color: $text-secondary; }
+    MachineMap > .machine-map--header { color: $text; }
     """
 
-    cursor: reactive[int] = reactive(0)
+    cursor: reactive[int] = reactive(0, always_update=True)
+    """The selected unit (a cell index, as :mod:`engine.units` counts them)."""
 
     class UnitSelected(Message):
-        """The operator chose a unit (``enter``)."""
+        """The operator chose a unit (``enter`` or a click)."""
 
         def __init__(self, cell: int) -> None:
             super().__init__()
@@ -159,141 +109,245 @@ class MachineMap(ScrollView, can_focus=True):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self._snapshot: Snapshot | None = None
+        self._machine: Machine | None = None
+        self._layout: Layout | None = None
+        self._built_width = -1
         self._owners = np.zeros(0, dtype=np.int64)
-        self._layout: Layout = []
-        self._where: dict[int, tuple[int, int]] = {}
-        self._built_for: tuple[str, int] = ("", -1)
-        self._legend: list[str] = []
+        self._legend: list[tuple[tuple[int, str], ...]] = []
+        self._counts = ""
+        self._lines: LRUCache[tuple[int, int, bool], Strip] = LRUCache(1024)
+        self._job_styles: dict[int, Style] = {}
 
-    # ---------------------------------------------------------------- data in
+    # ------------------------------------------------------------------ data in
 
     def show(self, snapshot: Snapshot) -> None:
-        """Remember ``snapshot`` and repaint."""
-        machine = snapshot.machine
-        width = max(20, self.size.width)
-        if self._built_for != (machine.name, width):
-            self._build(machine, width)
-        owners = snapshot.owners
-        self._owners = owners if len(owners) else flat_owners(snapshot)
+        """Remember ``snapshot`` and repaint (the layout is rebuilt only for a new machine or
+        width)."""
+        if snapshot is self._snapshot:
+            return
         self._snapshot = snapshot
-        self._legend = self._legend_lines(snapshot)
-        self.virtual_size = Size(
-            max(self._width(row) for row in self._layout) if self._layout else 0,
-            len(self._layout) + 1 + len(self._legend),
-        )
+        if snapshot.machine is not self._machine:
+            self._machine = snapshot.machine
+            self._layout = None
+            self.cursor = min(self.cursor, unit_count(snapshot.machine) - 1)
+        self._update()
+
+    def _update(self) -> None:
+        """Recompute everything derived from the snapshot and the width, then repaint."""
+        snapshot = self._snapshot
+        if snapshot is None:
+            return
+        width = max(self.scrollable_content_region.width, 20)
+        if self._layout is None or width != self._built_width:
+            self._layout = build_layout(snapshot.machine, width)
+            self._built_width = width
+        self._owners = slot_owners(snapshot, self._layout)
+        self._counts = self._count_text(snapshot)
+        self._legend = self._legend_rows(snapshot, width)
+        self._lines.clear()
+        rows = len(self._layout.rows) + (1 + len(self._legend) if self._legend else 0)
+        self.virtual_size = Size(self._layout.width, rows + HEADER)
         self.refresh()
 
-    def _build(self, machine: Machine, width: int) -> None:
-        self._layout = LAYOUTS[machine.topology](machine, width)
-        self._where = {}
-        for r, row in enumerate(self._layout):
-            col = 0
-            for item in row:
-                if isinstance(item, int):
-                    self._where[item] = (r, col)
-                    col += 1
-                else:
-                    col += len(item)
-        self._built_for = (machine.name, width)
-        self.cursor = min(self.cursor, unit_count(machine) - 1)
+    def _count_text(self, snapshot: Snapshot) -> str:
+        owners = snapshot.owners
+        if len(owners):
+            busy = int(np.count_nonzero(owners >= 0))
+            idle = int(np.count_nonzero(owners == FREE))
+            down = int(np.count_nonzero(owners == DOWN))
+            reserved = int(np.count_nonzero(owners == RESERVED))
+        else:
+            busy, idle = snapshot.machine.nodes - snapshot.free_nodes, snapshot.free_nodes
+            down = reserved = 0
+        text = f"{busy} busy · {idle} idle · {down} down"
+        return text + (f" · {reserved} rsvd" if reserved else "")
 
-    @staticmethod
-    def _width(row: list[Item]) -> int:
-        return sum(1 if isinstance(i, int) else len(i) for i in row)
-
-    def _legend_lines(self, snapshot: Snapshot) -> list[str]:
-        owners = self._owners
-        busy = int(np.count_nonzero(owners >= 0))
-        down = int(np.count_nonzero(owners == DOWN))
-        reserved = int(np.count_nonzero(owners == RESERVED))
-        lines = [
-            f"{busy} busy · {int(np.count_nonzero(owners == FREE))} idle · {down} down · "
-            f"{reserved} reserved   cursor {self.unit_label(self.cursor)}"
+    def _legend_rows(self, snapshot: Snapshot, width: int) -> list[tuple[tuple[int, str], ...]]:
+        """The running jobs as ``A 1234 R00-M0..R01-M1`` entries, as many per row as fit."""
+        entries = [
+            (r.job.index, f"{job_letter(r.job.index)} {r.job.job_id} {r.placement.label}".strip())
+            for r in snapshot.running[:LEGEND_MAX]
         ]
-        if snapshot.machine.topology == "partitions":
-            lines += [
-                f"{job_letter(r.job.index)} job {r.job.job_id}: {r.placement.label}"
-                for r in snapshot.running[:12]
-            ]
-        return lines
+        if len(snapshot.running) > LEGEND_MAX:
+            entries.append((FREE, f"… {len(snapshot.running) - LEGEND_MAX} more"))
+        if not entries:
+            return []
+        cell = max(len(text) for _, text in entries) + 2
+        per_row = max(1, width // cell)
+        padded = [(index, text.ljust(cell)) for index, text in entries]
+        return [tuple(padded[i : i + per_row]) for i in range(0, len(padded), per_row)]
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._update()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._lines.clear()
+        self._job_styles.clear()
+
+    # ------------------------------------------------------------------ units and cursor
 
     def unit_label(self, cell: int) -> str:
-        """The operator's name of ``cell``: ``R00-M0``, ``(x,y)``, ``(x,y,z)``, ``node N``."""
-        if self._snapshot is None:
-            return str(cell)
-        machine = self._snapshot.machine
-        name = unit_name(machine, cell)
-        if machine.topology in ("mesh", "torus"):
-            return f"({name})"
-        return f"node {name}" if machine.topology == "flat" else name
+        """The operator's name of ``cell``: ``R00-M0``, ``(x,y)`` / ``(x,y,z)``, ``node N``."""
+        return str(cell) if self._machine is None else unit_label(self._machine, cell)
 
-    # ---------------------------------------------------------------- cursor
+    def _cursor_slot(self) -> int | None:
+        layout = self._layout
+        if layout is None or not 0 <= self.cursor < unit_count(self._machine):
+            return None
+        return layout.slot_of(self.cursor)
 
     def action_move(self, dx: int, dy: int) -> None:
-        if not self._where:
-            return
-        row, col = self._where.get(self.cursor, (0, 0))
-        best = None
-        for cell, (r, c) in self._where.items():
-            ahead = (c - col) * dx + (r - row) * dy
-            if ahead <= 0:
-                continue
-            off = abs((r - row) * dx) + abs((c - col) * dy)
-            key = (off, ahead)
-            if best is None or key < best[0]:
-                best = (key, cell)
-        if best is not None:
-            self.cursor = best[1]
+        """Move the cursor one unit on screen; it stays put at an edge."""
+        slot = self._cursor_slot()
+        if slot is not None:
+            self.cursor = self._layout.unit_of(self._layout.step(slot, dx, dy))
 
-    def watch_cursor(self, cell: int) -> None:
-        if cell in self._where:
-            r, c = self._where[cell]
-            self.scroll_to_region(Region(c, r, 1, 1), animate=False)
-        if self._snapshot is not None:
-            self._legend = self._legend_lines(self._snapshot)
-        self.post_message(self.CursorMoved(cell))
+    def validate_cursor(self, cell: int) -> int:
+        if self._machine is not None:
+            cell = min(cell, unit_count(self._machine) - 1)
+        return max(0, cell)
+
+    def watch_cursor(self, old: int, cell: int) -> None:
+        slot = self._cursor_slot()
+        if slot is not None:
+            row, col = (int(v) for v in self._layout.where[slot])
+            # Two lines tall: the fixed header hides one line of the scrolled area.
+            self.scroll_to_region(Region(col, row, self._layout.cell_width, 2), animate=False)
+        if old != cell:
+            self.post_message(self.CursorMoved(cell))
         self.refresh()
 
     def action_select(self) -> None:
+        """Inspect the unit under the cursor."""
         self.post_message(self.UnitSelected(self.cursor))
 
-    def on_click(self, event: object) -> None:
-        x = getattr(event, "x", 0) + int(self.scroll_offset.x)
-        y = getattr(event, "y", 0) + int(self.scroll_offset.y)
-        for cell, (r, c) in self._where.items():
-            if (r, c) == (y, x):
-                self.cursor = cell
-                return
+    def on_click(self, event: events.Click) -> None:
+        layout = self._layout
+        if layout is None or event.y < HEADER:
+            return
+        row = event.y - HEADER + int(self.scroll_offset.y)
+        slot = layout.slot_at(row, event.x + int(self.scroll_offset.x))
+        if slot is not None:
+            self.cursor = layout.unit_of(slot)
+            self.post_message(self.UnitSelected(self.cursor))
 
-    # ---------------------------------------------------------------- drawing
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    # ------------------------------------------------------------------ drawing
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        row = y + int(self.scroll_offset.y)
-        text_style = self.get_component_rich_style("machine-map--text")
-        if row < len(self._layout):
-            segments = [self._segment(item, text_style) for item in self._layout[row]]
-            strip = Strip(segments)
-        elif row == len(self._layout):
-            strip = Strip.blank(0)
-        elif row - len(self._layout) - 1 < len(self._legend):
-            strip = Strip([Segment(self._legend[row - len(self._layout) - 1], text_style)])
-        else:
-            return Strip.blank(width)
-        return strip.crop_extend(int(self.scroll_offset.x), int(self.scroll_offset.x) + width, None)
+        if y < HEADER:
+            return self._header().crop_extend(0, width, self.rich_style)
+        row = y - HEADER + int(self.scroll_offset.y)
+        slot = self._cursor_slot()
+        layout = self._layout
+        on_row = slot is not None and layout is not None and int(layout.where[slot, 0]) == row
+        key = (row, slot if on_row else -1, self.has_focus)
+        strip = self._lines.get(key)
+        if strip is None:
+            strip = self._line(row, slot if on_row else None)
+            self._lines[key] = strip
+        x = int(self.scroll_offset.x)
+        return strip.crop_extend(x, x + width, self.rich_style)
 
-    def _segment(self, item: Item, text_style: Style) -> Segment:
-        if isinstance(item, str):
-            return Segment(item, text_style)
-        owner = int(self._owners[item]) if item < len(self._owners) else FREE
+    def _header(self) -> Strip:
+        style = self.get_component_rich_style("machine-map--header")
+        if self._machine is None:
+            return Strip([Segment("no machine", style)])
+        muted = self.get_component_rich_style("machine-map--axis")
+        segments = [
+            Segment(self._machine.name + "  ", style + Style(bold=True)),
+            Segment(self._counts, style),
+        ]
+        slot = self._cursor_slot()
+        if slot is not None:
+            owner = int(self._owners[slot])
+            state = f"job {job_letter(owner)}" if owner >= 0 else _STATES[owner][1].split("--")[1]
+            segments.append(Segment(f"  {self.unit_label(self.cursor)} {state}", muted))
+        return Strip(segments)
+
+    def _line(self, row: int, cursor: int | None) -> Strip:
+        """Layout row ``row`` (or a legend row) at full width, the cursor on slot ``cursor``."""
+        layout = self._layout
+        if layout is None:
+            return Strip.blank(0)
+        if row >= len(layout.rows):
+            return self._legend_line(row - len(layout.rows) - 1)
+        segments: list[Segment] = []
+        for item in layout.rows[row]:
+            if isinstance(item, Span):
+                segments += self._span(item, cursor)
+            elif isinstance(item, Join):
+                a, b = int(self._owners[item.left]), int(self._owners[item.right])
+                joined = a == b and a >= 0
+                segments.append(
+                    Segment(LINK, self._job_style(a)) if joined else Segment(" ", self.rich_style)
+                )
+            elif isinstance(item, Text):
+                segments.append(Segment(item.text, self._role(item.role)))
+        return Strip(segments).simplify()
+
+    def _span(self, span: Span, cursor: int | None) -> list[Segment]:
+        """Runs of equal owners as one segment each (the cursor slot split out)."""
+        values = self._owners[span.slots]
+        cuts = [0, *(np.flatnonzero(values[1:] != values[:-1]) + 1).tolist(), len(values)]
+        at = -1
+        if cursor is not None:
+            hits = np.flatnonzero(span.slots == cursor)
+            at = int(hits[0]) if len(hits) else -1
+        cursor_style = self.get_component_rich_style("machine-map--cursor", partial=True)
+        segments: list[Segment] = []
+        for a, b in pairwise(cuts):
+            owner = int(values[a])
+            art, style = self._art(owner), self._state_style(owner)
+            if a <= at < b:
+                if at > a:
+                    segments.append(Segment(art * (at - a), style))
+                segments.append(Segment(art, style + cursor_style))
+                if b > at + 1:
+                    segments.append(Segment(art * (b - at - 1), style))
+            else:
+                segments.append(Segment(art * (b - a), style))
+        return segments
+
+    def _art(self, owner: int) -> str:
+        """What one slot looks like: ``A`` / ``A `` / ``[A]`` by cell width."""
+        glyph = job_letter(owner) if owner >= 0 else _STATES.get(owner, _STATES[FREE])[0]
+        layout = self._layout
+        if layout is not None and layout.boxed:
+            return f"[{glyph}]"
+        if layout is not None and layout.cell_width == 2:
+            return glyph * 2 if owner == RESERVED else glyph + " "
+        return glyph
+
+    def _state_style(self, owner: int) -> Style:
         if owner >= 0:
-            glyph, style = job_letter(owner), Style(color=job_color(owner), bold=True)
-        elif owner == DOWN:
-            glyph, style = DOWN_GLYPH, self.get_component_rich_style("machine-map--down")
-        elif owner == RESERVED:
-            glyph, style = RESERVED_GLYPH, self.get_component_rich_style("machine-map--reserved")
-        else:
-            glyph, style = FREE_GLYPH, self.get_component_rich_style("machine-map--free")
-        if item == self.cursor and self.has_focus:
-            style = style + self.get_component_rich_style("machine-map--cursor")
-        return Segment(glyph, style)
+            return self._job_style(owner)
+        return self.get_component_rich_style(_STATES.get(owner, _STATES[FREE])[1])
+
+    def _job_style(self, index: int) -> Style:
+        style = self._job_styles.get(index)
+        if style is None:
+            style = self.rich_style + Style(color=job_color(index), bold=True)
+            self._job_styles[index] = style
+        return style
+
+    def _role(self, role: str) -> Style:
+        return self.get_component_rich_style(f"machine-map--{role}")
+
+    def _legend_line(self, index: int) -> Strip:
+        if not 0 <= index < len(self._legend):
+            return Strip.blank(0)
+        muted = self._role("axis")
+        return Strip(
+            [
+                Segment(text, self._job_style(owner) if owner >= 0 else muted)
+                for owner, text in self._legend[index]
+            ]
+        )
