@@ -141,6 +141,7 @@ class MachineMap(ScrollView, can_focus=True):
         if self._layout is None or width != self._built_width:
             self._layout = build_layout(snapshot.machine, width)
             self._built_width = width
+            self.call_after_refresh(self._scroll_to_cursor)
         self._owners = slot_owners(snapshot, self._layout)
         self._counts = self._count_text(snapshot)
         self._legend = self._legend_rows(snapshot, width)
@@ -208,12 +209,15 @@ class MachineMap(ScrollView, can_focus=True):
             cell = min(cell, unit_count(self._machine) - 1)
         return max(0, cell)
 
-    def watch_cursor(self, old: int, cell: int) -> None:
+    def _scroll_to_cursor(self) -> None:
         slot = self._cursor_slot()
         if slot is not None:
             row, col = (int(v) for v in self._layout.where[slot])
             # Two lines tall: the fixed header hides one line of the scrolled area.
             self.scroll_to_region(Region(col, row, self._layout.cell_width, 2), animate=False)
+
+    def watch_cursor(self, old: int, cell: int) -> None:
+        self._scroll_to_cursor()
         if old != cell:
             self.post_message(self.CursorMoved(cell))
         self.refresh()
