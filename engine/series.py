@@ -34,13 +34,18 @@ class Series:
         self._used = 0
 
     def add(self, t0: float, t1: float, util: float, queue: float, loc: float) -> None:
-        """Account the constant values over [t0, t1)."""
+        """Account the constant values over [t0, t1). When rounding puts ``t0`` exactly on a
+        bucket's upper edge, the next bucket takes it (else the loop would never advance)."""
         while t0 < t1:
             b = int((t0 - self.start) // self.width)
+            edge = self.start + (b + 1) * self.width
+            if edge <= t0:
+                b += 1
+                edge += self.width
             if b >= self.capacity:
                 self._merge()
                 continue
-            end = min(t1, self.start + (b + 1) * self.width)
+            end = min(t1, edge)
             dt = end - t0
             row = self._sums[b]
             row[0] += util * dt
