@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import inspect
 import math
-import typing
 from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
@@ -12,111 +10,32 @@ from typing import Annotated, Any
 
 import typer
 
+from cli import options as opt
 from cli.output import fail, interactive, out
-from engine.allocation import ALLOCATORS
 from engine.outputs import EventLogWriter, dumps, write_jobs_csv, write_schedule_swf, write_text
 from engine.reports import REPORTS, ReportTable, write_csv
 from engine.runcase import DEFAULT_MACHINE, RunOptions, case_document, prepare
 from engine.runtime_models import RUNTIME_MODELS
 from engine.scenario import load_scenario, scenario_document
-from engine.scheduling.backfill import BACKFILLS
-from engine.scheduling.disciplines import DISCIPLINES
-from engine.scheduling.orders import QUEUE_ORDERS
 from engine.shapes import SHAPE_RULES
 from engine.simulation import Simulation
 
-POLICY_PANEL = "Policy"
+POLICY_PANEL = opt.POLICY_PANEL
 OUTPUT_PANEL = "Outputs"
 
 
-def _names(registry) -> str:  # type: ignore[no-untyped-def]
-    return ", ".join(registry.names())
-
-
-SCENARIO_OPTION = Annotated[
-    Path | None,
-    typer.Option(
-        "--scenario",
-        help="Replay a scenario file saved by the console (its options and operator actions) "
-        "to the end; simulation options cannot be given with it, outputs can.",
-    ),
-]
-
-
 def register(app: typer.Typer) -> None:
-    app.command("run")(_with_scenario(run))
-
-
-def _with_scenario(command: Callable[..., None]) -> Callable[..., None]:
-    """``command`` with a ``--scenario FILE`` option added. :func:`run`'s own parameters stay
-    the simulation options (mirrored by :class:`RunOptions`) plus the outputs; a scenario
-    supplies the simulation options itself, so giving one of them too is an error naming it."""
-
-    def with_scenario(ctx: typer.Context, *, scenario: Path | None = None, **kwargs: Any) -> None:
-        if scenario is None:
-            command(**kwargs)
-            return
-        for f in fields(RunOptions):
-            source = ctx.get_parameter_source(f.name)
-            if source is not None and source.name != "DEFAULT":
-                flag = "--" + f.name.replace("_", "-")
-                fail(f"{flag} cannot be combined with --scenario (the scenario file sets it)")
-        simulated = {f.name for f in fields(RunOptions)}
-        run_scenario(scenario, **{k: v for k, v in kwargs.items() if k not in simulated})
-
-    own = inspect.signature(command, eval_str=True)
-    extra = inspect.Parameter(
-        "scenario", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=SCENARIO_OPTION
-    )
-    params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own.parameters.values()]
-    context = inspect.Parameter(
-        "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context
-    )
-    with_scenario.__signature__ = own.replace(parameters=[context, *params, extra])  # type: ignore[attr-defined]
-    hints = typing.get_type_hints(command, include_extras=True)
-    with_scenario.__annotations__ = {"ctx": typer.Context, **hints, "scenario": SCENARIO_OPTION}
-    with_scenario.__doc__ = command.__doc__
-    with_scenario.__name__ = command.__name__
-    return with_scenario
+    app.command("run")(run)
 
 
 def run(
-    machine: Annotated[
-        str,
-        typer.Option(help="Machine: a name from `meshsim machines list`, a .toml file, or flat:N."),
-    ] = DEFAULT_MACHINE,
-    workload: Annotated[
-        str | None,
-        typer.Option(help="SWF trace (.swf, .swf.gz) or workload .toml; default: the machine's."),
-    ] = None,
-    queue: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Queue order (default: the machine's, else fcfs): {_names(QUEUE_ORDERS)}.",
-            rich_help_panel=POLICY_PANEL,
-        ),
-    ] = None,
-    discipline: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Start discipline (default: the machine's, else fcfs): {_names(DISCIPLINES)}.",
-            rich_help_panel=POLICY_PANEL,
-        ),
-    ] = None,
-    backfill: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Backfilling (default: the machine's, else none): {_names(BACKFILLS)}.",
-            rich_help_panel=POLICY_PANEL,
-        ),
-    ] = None,
-    alloc: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Allocator (default: the machine's): {_names(ALLOCATORS)}.",
-            rich_help_panel=POLICY_PANEL,
-        ),
-    ] = None,
+    ctx: typer.Context,
+    machine: opt.Machine = DEFAULT_MACHINE,
+    workload: opt.Workload = None,
+    queue: opt.Queue = None,
+    discipline: opt.Discipline = None,
+    backfill: opt.Backfill = None,
+    alloc: opt.Alloc = None,
     window: Annotated[
         int,
         typer.Option(help="Window size K for --discipline window.", rich_help_panel=POLICY_PANEL),
@@ -140,7 +59,7 @@ def run(
     shape: Annotated[
         str | None,
         typer.Option(
-            help=f"Size-to-shape rule on meshes and tori: {_names(SHAPE_RULES)} "
+            help=f"Size-to-shape rule on meshes and tori: {opt.names(SHAPE_RULES)} "
             "(default: given shapes, else square in 2D and every box in 3D).",
             rich_help_panel=POLICY_PANEL,
         ),
@@ -148,7 +67,7 @@ def run(
     runtime_model: Annotated[
         str | None,
         typer.Option(
-            help=f"Runtime model (default: the workload's runtimes): {_names(RUNTIME_MODELS)}.",
+            help=f"Runtime model (default: the workload's runtimes): {opt.names(RUNTIME_MODELS)}.",
             rich_help_panel=POLICY_PANEL,
         ),
     ] = None,
@@ -161,9 +80,7 @@ def run(
     runtime_scale: Annotated[
         float, typer.Option(help="Multiply runtimes and estimates by C.")
     ] = 1.0,
-    seed: Annotated[
-        int, typer.Option(help="Random seed (workload generators, random policies).")
-    ] = 0,
+    seed: opt.Seed = 0,
     lenient: Annotated[
         bool, typer.Option(help="Skip malformed SWF lines (and report them) instead of failing.")
     ] = False,
@@ -185,7 +102,7 @@ def run(
     ] = None,
     report: Annotated[
         str | None,
-        typer.Option(help=f"Print a report: {_names(REPORTS)}.", rich_help_panel=OUTPUT_PANEL),
+        typer.Option(help=f"Print a report: {opt.names(REPORTS)}.", rich_help_panel=OUTPUT_PANEL),
     ] = None,
     report_out: Annotated[
         Path | None,
@@ -198,8 +115,29 @@ def run(
         typer.Option(help="Move jobs that break their queue's limits to a queue that admits them."),
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+    scenario: opt.Scenario = None,
 ) -> None:
-    """Simulate a workload on a machine and report waiting, slowdown and capacity metrics."""
+    """Simulate a workload on a machine and report waiting, slowdown and capacity metrics.
+
+    With --scenario FILE the scenario supplies every simulation option (giving one of them
+    too is an error naming it) and is run to its end; outputs combine with it."""
+    outputs = {
+        "out_path": out_path,
+        "jobs_out": jobs_out,
+        "events_out": events_out,
+        "swf_out": swf_out,
+        "report": report,
+        "report_out": report_out,
+        "quiet": quiet,
+    }
+    if scenario is not None:
+        for f in fields(RunOptions):
+            source = ctx.get_parameter_source(f.name)
+            if source is not None and source.name != "DEFAULT":
+                flag = "--" + f.name.replace("_", "-")
+                fail(f"{flag} cannot be combined with --scenario (the scenario file sets it)")
+        run_scenario(scenario, **outputs)
+        return
     if procs_per_unit is not None and procs_per_unit < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--procs-per-unit")
     options = RunOptions(
@@ -223,15 +161,7 @@ def run(
         requeue=requeue,
     )
     _simulate(
-        lambda log: prepare(options, log=log),
-        lambda sim: case_document(sim, options),
-        out_path=out_path,
-        jobs_out=jobs_out,
-        events_out=events_out,
-        swf_out=swf_out,
-        report=report,
-        report_out=report_out,
-        quiet=quiet,
+        lambda log: prepare(options, log=log), lambda sim: case_document(sim, options), **outputs
     )
 
 

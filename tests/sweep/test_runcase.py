@@ -15,6 +15,8 @@ from engine.runcase import RunOptions, run_case
 from tests.conftest import DATA
 
 OUTPUT_PARAMETERS = {
+    "ctx",
+    "scenario",
     "out_path",
     "jobs_out",
     "events_out",

@@ -1,0 +1,67 @@
+"""Command-line options that several commands share (``meshsim run`` and ``meshsim tui``), so
+their names, help and listed valid names are written once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from engine.allocation import ALLOCATORS
+from engine.scheduling.backfill import BACKFILLS
+from engine.scheduling.disciplines import DISCIPLINES
+from engine.scheduling.orders import QUEUE_ORDERS
+
+POLICY_PANEL = "Policy"
+
+
+def names(registry) -> str:  # type: ignore[no-untyped-def]
+    """The registry's names, comma-separated, for help texts."""
+    return ", ".join(registry.names())
+
+
+Machine = Annotated[
+    str,
+    typer.Option(help="Machine: a name from `meshsim machines list`, a .toml file, or flat:N."),
+]
+Workload = Annotated[
+    str | None,
+    typer.Option(help="SWF trace (.swf, .swf.gz) or workload .toml; default: the machine's."),
+]
+Queue = Annotated[
+    str | None,
+    typer.Option(
+        help=f"Queue order (default: the machine's, else fcfs): {names(QUEUE_ORDERS)}.",
+        rich_help_panel=POLICY_PANEL,
+    ),
+]
+Discipline = Annotated[
+    str | None,
+    typer.Option(
+        help=f"Start discipline (default: the machine's, else fcfs): {names(DISCIPLINES)}.",
+        rich_help_panel=POLICY_PANEL,
+    ),
+]
+Backfill = Annotated[
+    str | None,
+    typer.Option(
+        help=f"Backfilling (default: the machine's, else none): {names(BACKFILLS)}.",
+        rich_help_panel=POLICY_PANEL,
+    ),
+]
+Alloc = Annotated[
+    str | None,
+    typer.Option(
+        help=f"Allocator (default: the machine's): {names(ALLOCATORS)}.",
+        rich_help_panel=POLICY_PANEL,
+    ),
+]
+Seed = Annotated[int, typer.Option(help="Random seed (workload generators, random policies).")]
+Scenario = Annotated[
+    Path | None,
+    typer.Option(
+        "--scenario",
+        help="A scenario file saved by the console (its options and operator actions).",
+    ),
+]
