@@ -187,25 +187,40 @@ def test_explanations_name_the_blocking_wiring():
     )
 
 
-@settings(max_examples=40, deadline=None)
+PARTITION_ALLOCATORS = sorted(n for n in ALLOCATORS if "partitions" in ALLOCATORS.get(n).topologies)
+"""Every allocator of the least-blocking family (Base, SL, PF, Combo, AdjEst, ActRun)."""
+
+
+def test_the_property_samples_the_whole_family():
+    assert PARTITION_ALLOCATORS == ["actrun", "adjest", "combo", "least-blocking", "pf", "sl"]
+
+
+@settings(max_examples=60, deadline=None)
 @given(
     st.lists(
         st.tuples(
-            st.sampled_from([300, 512, 1000, 2048, 3000, 8192, 16384]), st.integers(60, 5000)
+            st.sampled_from([300, 512, 1000, 2048, 3000, 8192, 16384]),
+            st.integers(60, 5000),
+            st.sampled_from([1.0, 1.5, 2.0, 4.0]),
+            st.integers(0, 3),
         ),
         min_size=1,
         max_size=40,
     ),
-    st.sampled_from(["least-blocking", "sl", "pf", "combo"]),
+    st.sampled_from(PARTITION_ALLOCATORS),
 )
 def test_running_partitions_never_conflict(rows, name):
+    """Estimates overstate runtimes by a sampled factor and four users share two projects, so
+    AdjEst's history warms up and ActRun's actual runtimes differ from the requests."""
     n = len(rows)
     w = from_columns(
         "random",
         submit=np.arange(n) * 30.0,
         size=np.array([r[0] for r in rows]),
         runtime=np.array([float(r[1]) for r in rows]),
-        estimate=np.array([float(r[1]) * 2 for r in rows]),
+        estimate=np.array([float(r[1]) * r[2] for r in rows]),
+        user=np.array([r[3] for r in rows]),
+        group=np.array([r[3] % 2 for r in rows]),
     )
     sim = Simulation(INTREPID, w, Policy(allocator=name, backfill="easy", queue="wfp"))
     while sim.step() is not None:
