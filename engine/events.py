@@ -31,29 +31,29 @@ def kind_of(prio: int) -> int:
 
 
 class Calendar(simpy.Environment):
-    """A SimPy environment that also schedules at absolute times.
-
-    ``schedule_at`` avoids the rounding of ``now + (t - now)``: an event meant for time t happens
-    at exactly t, so times computed as ``start + runtime`` compare equal wherever they are used.
-    It uses the environment's own queue layout (time, priority, sequence, event).
+    """The SimPy environment whose heap of ``(time, priority, sequence, event)`` entries is the
+    calendar. Events are :class:`Tick` entries placed at absolute times, which avoids the
+    rounding of ``now + (t - now)``: an event meant for time t happens at exactly t, so times
+    computed as ``start + runtime`` compare equal wherever they are used.
     """
-
-    def schedule_at(self, event: simpy.Event, prio: int, time: float) -> None:
-        heappush(self._queue, (time, prio, next(self._eid), event))
 
 
 class Tick(simpy.Event):
     """A calendar entry that calls ``callback(tick)`` when processed; ``key`` is its subject.
 
-    Its constructor inlines :meth:`Calendar.schedule_at`, as SimPy's own ``Timeout`` inlines
-    ``Event.__init__``: the engine creates two or three of these per job.
+    Its constructor pushes the entry on the calendar's heap itself, as SimPy's own ``Timeout``
+    inlines ``Event.__init__``: the engine creates two or three of these per job. The
+    simulation's loop calls ``callback`` directly; a tick whose ``cancelled`` is set (a
+    completion that moved, or whose job was killed) is dropped unprocessed.
     """
+
+    cancelled = False
 
     def __init__(
         self, env: Calendar, time: float, prio: int, callback: Callable[[Tick], None], key: Any
     ) -> None:
         self.env = env
-        self.callbacks = [callback]
+        self.callback = callback
         self._ok = True
         self._value = None
         self.key = key

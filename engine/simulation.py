@@ -24,6 +24,7 @@ from bisect import bisect_left, insort
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from heapq import heappop
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -166,6 +167,7 @@ class Simulation:
         n = len(workload)
         first = float(workload.submit[0]) if n else 0.0
         self.env = Calendar(initial_time=first)
+        self._calendar = self.env._queue
         self._allocator_class = allocator_class
         self.allocator = self._make_allocator(self.policy.allocator)
         self.allocator.prepare(workload)
@@ -207,7 +209,6 @@ class Simulation:
         self._busy_alloc = 0
         self._early_release = False
         self._pass_pending = False
-        self._stale = False
         self._model_dirty = False
         self._wake_at = math.nan
         self.integrals = Integrals(first=first, last=first)
@@ -273,11 +274,14 @@ class Simulation:
 
     @property
     def done(self) -> bool:
-        return self.env.peek() == math.inf
+        return self.peek() == math.inf
 
     def peek(self) -> float:
         """Time of the next event (``inf`` when the run is over)."""
-        return self.env.peek()
+        queue = self._calendar
+        while queue and queue[0][3].cancelled:
+            heappop(queue)
+        return queue[0][0] if queue else math.inf
 
     def step(self) -> EventRecord | None:
         """Process one event and return its record; None when the run is over. When the event
@@ -295,24 +299,34 @@ class Simulation:
 
     def _advance(self, limit: float = math.inf) -> bool:
         """Process the next event if it is due at or before ``limit``; False if there is none.
-        Completions that were moved or cancelled are passed over without counting."""
-        env = self.env
-        while True:
-            t = env.peek()
-            if t > limit or t == math.inf:
+
+        The loop reads the SimPy calendar's heap itself (every entry is a
+        :class:`~engine.events.Tick` with one callback). Cancelled completions (moved by the
+        runtime model, or of a job killed or evicted) are dropped unseen: they neither count as
+        events nor advance the clock or the time integrals. When the event is the last of its
+        instant, the instant's scheduling pass runs."""
+        queue = self._calendar
+        while queue:
+            t, _, _, tick = queue[0]
+            if t > limit:
                 return False
+            heappop(queue)
+            if tick.cancelled:
+                continue
             if t > self.integrals.last:
                 self._integrate(t)
-            self._stale = False
-            env.step()
-            closing = env.peek() > t
-            if closing and self._pass_pending:
-                self._pass()
-            if closing and self._model_dirty:
-                self._reschedule()
-            if not self._stale:
-                self.events += 1
-                return True
+            self.env._now = t
+            tick.callback(tick)
+            while queue and queue[0][3].cancelled:
+                heappop(queue)
+            if not queue or queue[0][0] > t:
+                if self._pass_pending:
+                    self._pass()
+                if self._model_dirty:
+                    self._reschedule()
+            self.events += 1
+            return True
+        return False
 
     def run(self, until: float | None = None, *, max_events: int | None = None) -> None:
         """Run to the end, or process every event at times ≤ ``until``, or ``max_events``."""
@@ -506,11 +520,7 @@ class Simulation:
             self._record(EventRecord(self.events, now, "start", job.job_id, placement.label))
 
     def _on_end(self, tick: Tick) -> None:
-        index = tick.key
-        if self._end_ticks.get(index) is not tick:
-            self._stale = True
-            return
-        self._finish_job(index, killed=False)
+        self._finish_job(tick.key, killed=False)
         if self.queue.jobs:
             self._request_pass()
 
@@ -521,13 +531,17 @@ class Simulation:
         for index, end in sorted(self._model.ends(now).items()):
             tick = self._end_ticks.get(index)
             if tick is None or tick.time != end:
+                if tick is not None:
+                    tick.cancelled = True
                 new = Tick(self.env, max(end, now), _COMPLETION | index, self._on_end, index)
                 self._end_ticks[index] = new
 
     def _finish_job(self, index: int, *, killed: bool) -> RunningJob:
         now = self.env.now
         r = self.running.pop(index)
-        self._end_ticks.pop(index, None)
+        tick = self._end_ticks.pop(index, None)
+        if tick is not None:
+            tick.cancelled = True
         if self._model is not None:
             self._model.finish(r.job, now)
             self._model_dirty = True

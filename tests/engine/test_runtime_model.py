@@ -46,6 +46,22 @@ def test_jobs_sharing_the_io_links_slow_each_other(machine):
     assert m["avg_runtime_s"] == pytest.approx(runtime.mean())
 
 
+def test_moved_completions_leave_no_trace_after_the_last_end(machine):
+    """When the second job ends early because the first one left the links, its first-planned
+    completion is cancelled: the clock and the time integrals stop at the last real end, so
+    unused capacity is never counted past it (it was, before the fix: lost capacity < 0)."""
+    sim = Simulation(
+        machine, two_jobs(10.0), Policy(allocator="paging", runtime_model="contention")
+    )
+    sim.run()
+    last_end = sim.job_table()["end"].max()
+    assert sim.done
+    assert sim.now == last_end
+    assert sim.integrals.last == last_end
+    assert sim.events == 4  # two arrivals, two ends; moved completions are not events
+    assert sim.results().metrics["lost_capacity"] == pytest.approx(0.0, abs=1e-12)
+
+
 def test_balance_ranking_of_table_8(machine):
     """Table 8: Paging > MBS > MC > MC Elongated > Random > PLAS in average balance factor."""
     table = Table(
