@@ -21,8 +21,13 @@ of Tang et al. (seed 000 §II-B, §IV).
 Adjusted and actual runtimes serve only these spatial decisions: priorities and backfilling use the
 user's request, as in the paper.
 
-State is a bitset of usable partitions (:mod:`engine.partitions.menu`): a decision costs one
-``bit_count`` per candidate partition of the job's size (at most a few hundred on Intrepid).
+State is a bitset of usable partitions (:mod:`engine.partitions.menu`). The least-blocking
+ties are a pure function of (usable set, partition size): the first decision for a pair costs one
+``bit_count`` per usable partition of the size (at most a few hundred on Intrepid) and is
+remembered, so the scheduler's repeated questions between two changes of the busy set (every
+waiting job of a pass, every candidate time of a reservation) cost one dictionary look-up. SL's
+expected end of each neighbour's job is remembered until a job starts or ends, a midplane is
+withdrawn or restored, or AdjEst's history grows.
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ from engine.partitions.menu import Menu, Partition, build_menu
 from engine.partitions.planner import PartitionPlanner
 from engine.planning import Planner, Releases
 
+TIES_REMEMBERED = 1 << 14
+"""Least-blocking decisions remembered per allocator before the memory starts afresh."""
 HISTORY = 10
 """AdjEst: finished jobs remembered per user and per project."""
 WARM_UP = 3
@@ -62,7 +69,10 @@ class LeastBlocking(Allocator):
 
     name = "least-blocking"
     topologies = frozenset({"partitions"})
-    complexity = "O(candidate partitions of the size) big-integer popcounts per decision"
+    complexity = (
+        "O(usable partitions of the size) big-integer popcounts per new (usable set, size), "
+        "then a dictionary look-up"
+    )
     similar_length = False
     paired_sizes: frozenset[int] = frozenset()
     walltime_source = "estimate"
@@ -71,24 +81,41 @@ class LeastBlocking(Allocator):
         super().__init__(machine, rng, rotate=rotate)
         self.menu: Menu = build_menu(machine.spec)
         self.all = (1 << len(self.menu.partitions)) - 1
-        self._owner = np.full(machine.spec.midplanes, FREE, dtype=np.int64)
+        self._owner: list[int] = [FREE] * machine.spec.midplanes
+        self._free = machine.spec.midplanes
         self._running: dict[int, tuple[Job, int, float]] = {}
         self._down = 0
         self._out: set[int] = set()
         self.usable = self.all
         self._by_name = {p.name: p.index for p in self.menu.partitions}
+        self._placements = tuple(
+            Placement(p.midplanes, p.nodes, p.name) for p in self.menu.partitions
+        )
+        self._size_of: dict[int, int | None] = {}
+        self._ties: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._ends: dict[int, float] = {}
         self._history: dict[tuple[str, int], deque[float]] = defaultdict(
             lambda: deque(maxlen=HISTORY)
         )
+        self._means: dict[tuple[str, int], float] = {}
 
     # ---------------------------------------------------------------- state
 
     @property
     def free_nodes(self) -> int:
-        return int(np.count_nonzero(self._owner == FREE)) * self.menu.spec.midplane_nodes
+        return self._free * self.menu.spec.midplane_nodes
 
     def owners(self) -> np.ndarray:
-        return self._owner.copy()
+        return np.array(self._owner, dtype=np.int64)
+
+    def _set_owner(self, cells: Sequence[int], owner: int) -> None:
+        """Give ``cells`` to ``owner``, keeping the count of FREE midplanes; forget SL's
+        remembered neighbour ends, which read the owners."""
+        owners = self._owner
+        for m in cells:
+            self._free += (owner == FREE) - (owners[m] == FREE)
+            owners[m] = owner
+        self._ends.clear()
 
     def _recompute(self) -> None:
         taken = self._down
@@ -101,8 +128,7 @@ class LeastBlocking(Allocator):
         return self.menu.partitions[self._by_name[placement.label]]
 
     def placement(self, index: int) -> Placement:
-        p = self.menu.partitions[index]
-        return Placement(p.midplanes, p.nodes, p.name)
+        return self._placements[index]
 
     # ---------------------------------------------------------------- walltimes
 
@@ -119,7 +145,10 @@ class LeastBlocking(Allocator):
         for key in (("user", job.user), ("project", job.group)):
             seen = self._history.get(key)
             if key[1] >= 0 and seen is not None and len(seen) >= WARM_UP:
-                return float(np.mean(seen))
+                mean = self._means.get(key)
+                if mean is None:
+                    mean = self._means[key] = float(np.mean(seen))
+                return mean
         return 1.0
 
     def finished(self, job: Job) -> None:
@@ -128,54 +157,92 @@ class LeastBlocking(Allocator):
             for key in (("user", job.user), ("project", job.group)):
                 if key[1] >= 0:
                     self._history[key].append(ratio)
+                    self._means.pop(key, None)
+            self._ends.clear()
 
     # ---------------------------------------------------------------- decisions
 
-    def candidates(self, job: Job, usable: int) -> list[int]:
-        """Usable partitions of the smallest size that holds ``job``."""
-        size = self.menu.size_for(job.size)
-        if size is None:
-            return []
-        return bits(usable & self.menu.by_size[size])
+    def size_for(self, nodes: int) -> int | None:
+        """The smallest partition size that holds ``nodes`` (remembered per job size)."""
+        try:
+            return self._size_of[nodes]
+        except KeyError:
+            size = self._size_of[nodes] = self.menu.size_for(nodes)
+            return size
+
+    def least_blocking(self, usable: int, size: int) -> tuple[int, ...]:
+        """The usable partitions of ``size`` whose taking leaves the most others usable, in
+        menu order (seed 000 §II-B). A pure function of its arguments, so remembered."""
+        key = (usable, size)
+        ties = self._ties.get(key)
+        if ties is not None:
+            return ties
+        conflicts = self.menu.conflicts
+        mask = usable & self.menu.by_size[size]
+        low = -1
+        best: list[int] = []
+        while mask:
+            bit = mask & -mask
+            mask ^= bit
+            p = bit.bit_length() - 1
+            score = (usable & conflicts[p]).bit_count()
+            if score < low or low < 0:
+                low, best = score, [p]
+            elif score == low:
+                best.append(p)
+        if len(self._ties) >= TIES_REMEMBERED:
+            self._ties.clear()
+        ties = self._ties[key] = tuple(best)
+        return ties
 
     def choose(self, job: Job, usable: int, now: float) -> int | None:
-        """The partition for ``job`` when ``usable`` partitions are available at time ``now``."""
-        options = self.candidates(job, usable)
-        if not options:
+        """The partition for ``job`` when ``usable`` partitions are available at time ``now``:
+        the least-blocking one of the smallest size that holds it; under SL, among the ties,
+        the one whose neighbour's job is expected to end closest to ``now + walltime(job)``
+        (Algorithm 1), then menu order."""
+        size = self.size_for(job.size)
+        if size is None or not usable & self.menu.by_size[size]:
             return None
-        conflicts = self.menu.conflicts
-        scores = [(usable & conflicts[p]).bit_count() for p in options]
-        low = min(scores)
-        ties = [p for p, s in zip(options, scores, strict=True) if s == low]
+        ties = self.least_blocking(usable, size)
         if self.similar_length and len(ties) > 1:
             mine = now + self.walltime(job)
-            ties.sort(key=lambda p: (self._end_gap(p, mine), p))
+            return min(ties, key=lambda p: self._end_gap(p, mine))
         return ties[0]
 
     def _end_gap(self, partition: int, end: float) -> float:
+        """|expected end of the job on ``partition``'s neighbour − ``end``|; inf when the
+        neighbour is missing or idle."""
+        expected = self._ends.get(partition)
+        if expected is None:
+            expected = self._ends[partition] = self._neighbour_end(partition)
+        return inf if expected == inf else abs(expected - end)
+
+    def _neighbour_end(self, partition: int) -> float:
+        """Expected end (start + walltime) of the job on the first busy midplane of
+        ``partition``'s neighbour, or inf."""
         neighbour = self.menu.neighbour[partition]
         if neighbour is None:
             return inf
         for m in self.menu.partitions[neighbour].midplanes:
-            owner = int(self._owner[m])
+            owner = self._owner[m]
             if owner >= 0 and owner in self._running:
                 job, _, start = self._running[owner]
-                return abs(start + self.walltime(job) - end)
+                return start + self.walltime(job)
         return inf
 
     def find(self, job: Job) -> Placement | None:
         choice = self.choose(job, self.usable, self.now)
-        return None if choice is None else self.placement(choice)
+        return None if choice is None else self._placements[choice]
 
     def allocate(self, job: Job, placement: Placement) -> None:
         p = self.partition_of(placement)
-        self._owner[list(p.midplanes)] = job.index
+        self._set_owner(p.midplanes, job.index)
         self._running[job.index] = (job, p.index, self.now)
         self.usable &= ~self.menu.conflicts[p.index]
 
     def release(self, job: Job, placement: Placement) -> None:
         p = self.partition_of(placement)
-        self._owner[list(p.midplanes)] = FREE
+        self._set_owner(p.midplanes, FREE)
         del self._running[job.index]
         self._recompute()
 
@@ -196,7 +263,7 @@ class LeastBlocking(Allocator):
         mine = self.walltime(job)
         best: tuple[float, int, Job] | None = None
         for rank, w in enumerate(waiting):
-            if self.menu.size_for(w.size) != p.nodes:
+            if self.size_for(w.size) != p.nodes:
                 continue
             gap = abs(self.walltime(w) - mine)
             if best is None or gap < best[0]:
@@ -212,12 +279,12 @@ class LeastBlocking(Allocator):
 
     def withdraw(self, cell: int, state: int) -> None:
         """Take midplane ``cell`` out of service: every partition using it becomes unusable."""
-        self._owner[cell] = state
+        self._set_owner((cell,), state)
         self._out.add(cell)
         self._set_down()
 
     def restore(self, cell: int) -> None:
-        self._owner[cell] = FREE
+        self._set_owner((cell,), FREE)
         self._out.discard(cell)
         self._set_down()
 
@@ -229,18 +296,18 @@ class LeastBlocking(Allocator):
         self._recompute()
 
     def explain(self, job: Job) -> str:
-        size = self.menu.size_for(job.size)
+        size = self.size_for(job.size)
         if size is None:
             return f"needs {job.size} nodes, more than the largest partition"
         label = _label(size)
         idle = self.free_nodes
         if idle < size:
             return f"needs {label}, {_label(idle)} idle"
-        free_mid = self._owner == FREE
+        owner = self._owner
         wired = []
         for p in bits(self.menu.by_size[size] & ~self.usable):
             part = self.menu.partitions[p]
-            if free_mid[list(part.midplanes)].all():
+            if all(owner[m] == FREE for m in part.midplanes):
                 wired.append(part)
         if not wired:
             return f"needs {label}, {_label(idle)} idle but no free {label} partition"
