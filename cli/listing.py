@@ -8,6 +8,7 @@ from rich.table import Table
 from cli.output import out
 from engine.actions import ACTIONS
 from engine.allocation import ALLOCATORS
+from engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
 from engine.generators import GENERATORS
 from engine.machines import TOPOLOGIES, bundled_machines
 from engine.reports import REPORTS
@@ -49,6 +50,16 @@ def list_names() -> None:
         "runtime model (--runtime-model)",
         ", ".join(RUNTIME_MODELS.names()),
         "default: trace runtimes",
+    )
+    table.add_row(
+        "communication pattern (--pattern)",
+        ", ".join(COMM_PATTERNS.names()),
+        "machines with I/O nodes; default all-to-all",
+    )
+    table.add_row(
+        "I/O traffic (--io-traffic)",
+        ", ".join(IO_TRAFFIC.names()),
+        "every compute node to every I/O node; default write",
     )
     table.add_row("report (--report)", ", ".join(REPORTS.names()), "")
     table.add_row("topology", ", ".join(TOPOLOGIES.names()), "machine files: [machine] topology")

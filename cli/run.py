@@ -12,7 +12,16 @@ import typer
 
 from cli import options as opt
 from cli.output import fail, interactive, out
-from engine.outputs import EventLogWriter, dumps, write_jobs_csv, write_schedule_swf, write_text
+from engine.contention.observer import ContentionObserver
+from engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
+from engine.outputs import (
+    EventLogWriter,
+    dumps,
+    with_observed,
+    write_jobs_csv,
+    write_schedule_swf,
+    write_text,
+)
 from engine.reports import REPORTS, ReportTable, write_csv
 from engine.runcase import DEFAULT_MACHINE, RunOptions, case_document, prepare
 from engine.runtime_models import RUNTIME_MODELS
@@ -68,6 +77,29 @@ def run(
         str | None,
         typer.Option(
             help=f"Runtime model (default: the workload's runtimes): {opt.names(RUNTIME_MODELS)}.",
+            rich_help_panel=POLICY_PANEL,
+        ),
+    ] = None,
+    pattern: Annotated[
+        str | None,
+        typer.Option(
+            help="Communication pattern of every job's traffic (machines with I/O nodes; "
+            f"default all-to-all): {opt.names(COMM_PATTERNS)}.",
+            rich_help_panel=POLICY_PANEL,
+        ),
+    ] = None,
+    io_traffic: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Parallel I/O of every job (default write): {opt.names(IO_TRAFFIC)}.",
+            rich_help_panel=POLICY_PANEL,
+        ),
+    ] = None,
+    io_share: Annotated[
+        float | None,
+        typer.Option(
+            help="Share of every node's bytes that is I/O, the rest being --pattern "
+            "(default: the workload's, else 1).",
             rich_help_panel=POLICY_PANEL,
         ),
     ] = None,
@@ -153,6 +185,9 @@ def run(
         migrate=migrate,
         shape=shape,
         runtime_model=runtime_model,
+        pattern=pattern,
+        io_traffic=io_traffic,
+        io_share=io_share,
         procs_per_unit=procs_per_unit,
         load_factor=load_factor,
         runtime_scale=runtime_scale,
@@ -204,21 +239,23 @@ def _simulate(
     report_out: Path | None,
     quiet: bool,
 ) -> None:
-    """Build, run to the end, write the outputs asked for and print the summary."""
+    """Build, run to the end (watched by a :class:`ContentionObserver` on a machine with I/O
+    nodes), write the outputs asked for and print the summary."""
     report_fn = REPORTS.get(report) if report else None
     log_file = events_out.open("w", encoding="utf-8") if events_out else None
     try:
         sim = build(EventLogWriter(log_file) if log_file else None)
+        observer = ContentionObserver.of(sim)
         big = len(sim.workload) >= 20000
-        _drive(sim, show_progress=not quiet and interactive() and big)
+        _drive(sim, observer, show_progress=not quiet and interactive() and big)
     finally:
         if log_file:
             log_file.close()
-    document = document_of(sim)
+    document = with_observed(document_of(sim), observer)
     if out_path:
         write_text(out_path, dumps(document))
     if jobs_out:
-        write_jobs_csv(sim, jobs_out)
+        write_jobs_csv(sim, jobs_out, observer)
     if swf_out:
         write_schedule_swf(sim, swf_out)
     if not quiet:
@@ -243,10 +280,18 @@ def _print_report(tables: list[ReportTable]) -> None:
         out.print(table)
 
 
-def _drive(sim: Simulation, *, show_progress: bool) -> None:
-    """Run to the end, with a progress bar over simulated time on a terminal."""
+def _drive(sim: Simulation, observer: ContentionObserver | None, *, show_progress: bool) -> None:
+    """Run to the end (through ``observer`` when there is one), with a progress bar over
+    simulated time on a terminal."""
+
+    def advance(events: int | None) -> None:
+        if observer is None:
+            sim.run(max_events=events)
+        else:
+            observer.run(sim, events)
+
     if not show_progress:
-        sim.run()
+        advance(None)
         return
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -258,7 +303,7 @@ def _drive(sim: Simulation, *, show_progress: bool) -> None:
     with Progress(*columns, TimeRemainingColumn(), transient=True) as progress:
         task = progress.add_task("run", total=span, jobs="")
         while not sim.done:
-            sim.run(max_events=50_000)
+            advance(50_000)
             now = sim.now if math.isfinite(sim.now) else last
             progress.update(task, completed=min(now - first, span), jobs=f"event {sim.events}")
 
@@ -289,6 +334,14 @@ def _print_summary(document: dict) -> None:
         ("loss of capacity (LoC)", f"{m['loss_of_capacity']:.3f}"),
         ("makespan", _duration(m["makespan_s"])),
     ]
+    if "network_throughput_mb_s_time_mean" in m:
+        rows += [
+            ("max_contention (time mean)", f"{m['max_contention_time_mean']:.1f}"),
+            ("intra / inter-job contention", _pair(m, "intra", "inter")),
+            ("balance factor (time mean)", f"{m['balance_time_mean']:.2f}"),
+            ("network throughput", f"{m['network_throughput_mb_s_time_mean']:,.0f} MB/s"),
+            ("nodes affected (mean)", f"{m['nodes_affected_mean']:.1f}"),
+        ]
     for name, value in rows:
         table.add_row(name, value)
     out.print(table)
@@ -296,6 +349,11 @@ def _print_summary(document: dict) -> None:
     if skipped:
         text = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in skipped.items())
         out.print(f"skipped jobs: {text}")
+
+
+def _pair(m: dict, first: str, second: str) -> str:
+    a, b = m[f"{first}_contention_time_mean"], m[f"{second}_contention_time_mean"]
+    return f"{a:.1f} / {b:.1f}"
 
 
 def _duration(seconds: float) -> str:

@@ -19,11 +19,13 @@ from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
 from engine.actions import Action, LoggedAction
+from engine.contention.observer import ContentionObserver
+from engine.contention.traffic import with_traffic
 from engine.errors import MeshsimError
 from engine.events import EventRecord
 from engine.generators import load_workload
 from engine.machines import Machine, load_machine
-from engine.outputs import JOB_COLUMNS, RunInputs, result_document
+from engine.outputs import RunInputs, jobs_csv_columns, result_document, with_observed
 from engine.policy import Policy
 from engine.shapes import with_shapes
 from engine.simulation import Simulation
@@ -49,6 +51,9 @@ class RunOptions:
     migrate: bool = False
     shape: str | None = None
     runtime_model: str | None = None
+    pattern: str | None = None
+    io_traffic: str | None = None
+    io_share: float | None = None
     procs_per_unit: int | None = None
     load_factor: float = 1.0
     runtime_scale: float = 1.0
@@ -83,7 +88,8 @@ class RunOptions:
 
 
 def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
-    """The machine and the workload of a run, with the load and runtime transforms applied."""
+    """The machine and the workload of a run, with the load, runtime and traffic transforms
+    applied (the traffic options need a machine with I/O nodes)."""
     if options.procs_per_unit is not None and options.procs_per_unit < 1:
         raise MeshsimError(f"procs per unit must be at least 1, got {options.procs_per_unit}")
     machine = load_machine(options.machine)
@@ -102,6 +108,14 @@ def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
                 f"--shape needs a mesh or torus; machine '{machine.name}' is not one"
             )
         jobs = with_shapes(jobs, options.shape, tuple(dims))
+    traffic = {"pattern": options.pattern, "io": options.io_traffic, "io_share": options.io_share}
+    if any(v is not None for v in traffic.values()):
+        if not ContentionObserver.applies(machine):
+            raise MeshsimError(
+                f"--pattern, --io-traffic and --io-share need a machine with I/O nodes "
+                f"(an [io] section); machine '{machine.name}' has none"
+            )
+        jobs = with_traffic(jobs, **traffic)
     return machine, jobs
 
 
@@ -154,17 +168,24 @@ class CaseOutput(NamedTuple):
 
 
 def run_case(options: RunOptions, *, jobs: bool = False) -> CaseOutput:
-    """Run to the end; return the result JSON and, with ``jobs``, the per-job CSV."""
+    """Run to the end; return the result JSON and, with ``jobs``, the per-job CSV. On a machine
+    with I/O nodes the run is watched by a :class:`ContentionObserver`, whose figures join the
+    metrics and the CSV."""
     sim = prepare(options)
-    sim.run()
-    return CaseOutput(case_document(sim, options), jobs_csv_text(sim) if jobs else None)
+    observer = ContentionObserver.of(sim)
+    if observer is None:
+        sim.run()
+    else:
+        observer.run(sim)
+    document = with_observed(case_document(sim, options), observer)
+    return CaseOutput(document, jobs_csv_text(sim, observer) if jobs else None)
 
 
-def jobs_csv_text(sim: Simulation) -> str:
-    """The per-job CSV of a finished run as text (columns ``JOB_COLUMNS``, header first)."""
-    table = sim.job_table()
+def jobs_csv_text(sim: Simulation, observer: ContentionObserver | None = None) -> str:
+    """The per-job CSV of a finished run as text (:func:`engine.outputs.jobs_csv_columns`)."""
+    header, columns = jobs_csv_columns(sim, observer)
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer)
-    writer.writerow(JOB_COLUMNS)
-    writer.writerows(zip(*(table[c].tolist() for c in JOB_COLUMNS), strict=True))
+    writer.writerow(header)
+    writer.writerows(zip(*columns, strict=True))
     return buffer.getvalue()

@@ -4,11 +4,13 @@ traffic meets (Mache 1999, Ch. VII; formula in :mod:`engine.contention.runtime`)
 Every job runs a number of iterations of its traffic: the workload's ``iterations`` column when
 it has one (the Table 7 generator ``mache-io``), otherwise as many as its trace runtime lasts
 when it runs alone on its placement (so a trace job alone keeps its runtime and slows down only
-when others share its links). Its traffic is write I/O plus all-to-all communication, with the
-workload's ``io_share`` (default 1.0: all I/O) of ``node_mb`` = 1 MB per node and iteration
-(:func:`engine.contention.traffic.mixed_traffic`). Whenever the running set changes, every
-running job's remaining iterations are advanced at its old iteration time and its end is
-recomputed at the new one.
+when others share its links). Its traffic is the workload's per-job choice
+(:func:`engine.contention.traffic.traffic_of`: ``meshsim run --pattern``, ``--io-traffic``,
+``--io-share`` or the ``mache-io`` generator's ``io_share``; by default write I/O only) of
+``node_mb`` = 1 MB per node and iteration (:func:`engine.contention.traffic.mixed_traffic`);
+random pairs are drawn from the job's own stream (:class:`~engine.contention.traffic.JobStreams`).
+Whenever the running set changes, every running job's remaining iterations are advanced at its
+old iteration time and its end is recomputed at the new one.
 
 The model also measures, at every start and end (Mache's sampling, L1954) and weighted by time:
 the system's max_contention and the absolute system balance factor around the middle I/O link.
@@ -25,7 +27,7 @@ from engine.contention.io import IOLayout
 from engine.contention.runtime import RuntimeModel as FluidModel
 from engine.contention.runtime import iteration_times
 from engine.contention.state import contention
-from engine.contention.traffic import JobTraffic, job_traffic, mixed_traffic
+from engine.contention.traffic import JobStreams, JobTraffic, job_traffic, traffic_of
 from engine.jobs import Job
 from engine.machines import Machine
 from engine.runtime_models import RUNTIME_MODELS, RuntimeModel
@@ -47,7 +49,7 @@ class ContentionRuntime(RuntimeModel):
         self.layout = IOLayout.from_machine(machine)
         self.fluid = FluidModel()
         self.iterations = workload.attrs.get("iterations")
-        self.io_share = workload.attrs.get("io_share")
+        self.streams = JobStreams(rng)
         self.traffic: dict[int, JobTraffic] = {}
         self.remaining: dict[int, float] = {}
         self.per_iteration: dict[int, float] = {}
@@ -56,15 +58,13 @@ class ContentionRuntime(RuntimeModel):
         self.max_contention = SampledMetric()
         self._balance_now = 0
 
-    def _share(self, job: Job) -> float:
-        if self.io_share is not None and job.index < len(self.io_share):
-            return float(self.io_share[job.index])
-        return 1.0
-
     def start(self, job: Job, placement: Placement, now: float) -> None:
         self._advance(now)
-        parts = mixed_traffic(self._share(job), NODE_MB, job.size, self.layout.count)
-        routed = job_traffic(self.layout, job.index, placement.cells, parts, self.rng)
+        choice = traffic_of(self.workload.attrs, job.index)
+        parts = choice.parts(job.size, self.layout.count, NODE_MB)
+        routed = job_traffic(
+            self.layout, job.index, placement.cells, parts, self.streams(job.index)
+        )
         self.traffic[job.index] = routed
         if self.iterations is not None and job.index < len(self.iterations):
             work = float(self.iterations[job.index])

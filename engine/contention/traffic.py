@@ -21,16 +21,21 @@ L795-835). Every pair is one unicast message; the patterns are:
 - ``io-write`` / ``io-read``: complete bipartite K_{m,n} between the job's compute nodes and every
   I/O node (L833-835, L1612): write is compute -> I/O node, read is I/O node -> compute.
 
-A job's traffic is a tuple of :class:`Traffic` components, each a pattern and the MB one pair
-carries per iteration. :func:`job_traffic` routes it once, when the job starts, into per-link
-arrays (pair counts for Mache's link_contention, MB for the runtime model), so recomputing the
-contention of a running set only sums stored vectors.
+Every pattern but the two I/O ones is also in :data:`COMM_PATTERNS` (what ``meshsim run
+--pattern`` accepts); :data:`IO_TRAFFIC` names the two I/O directions (``--io-traffic``).
+
+A job's traffic is a tuple of :class:`Traffic` components, each a pattern and the MB one pair (or
+one sending rank) carries per iteration. :func:`job_traffic` routes it once, when the job starts,
+into per-link arrays (pair counts for Mache's link_contention, MB for the runtime model), so
+recomputing the contention of a running set only sums stored vectors. :class:`TrafficChoice` is
+what a run's jobs do (pattern, I/O direction, I/O share), kept per job in the workload's
+``attrs`` by :func:`with_traffic`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -39,6 +44,7 @@ from engine.contention.io import IOLayout
 from engine.contention.routing import hops, link_space
 from engine.errors import MeshsimError
 from engine.registry import Registry
+from engine.workload import Workload
 
 Pairs = tuple[np.ndarray, np.ndarray, np.ndarray]
 """Sender coordinates (k, 2), receiver coordinates (k, 2), messages per pair (k,)."""
@@ -47,6 +53,22 @@ PatternFn = Callable[[np.ndarray, np.ndarray, np.random.Generator], Pairs]
 
 PATTERNS: Registry[PatternFn] = Registry("traffic pattern")
 """Traffic patterns by name: fn(job node coords (n, 2), I/O node coords (m, 2), rng) -> pairs."""
+
+COMM_PATTERNS: Registry[PatternFn] = Registry("communication pattern")
+"""Communication patterns among a job's own nodes: every pattern but ``io-write``, ``io-read``."""
+
+IO_TRAFFIC: Registry[str] = Registry("I/O traffic")
+"""Parallel I/O directions by name (``write``, ``read``), each naming its pattern."""
+
+
+def _communication(name: str) -> Callable[[PatternFn], PatternFn]:
+    """Register a communication pattern in :data:`PATTERNS` and :data:`COMM_PATTERNS`."""
+
+    def decorate(fn: PatternFn) -> PatternFn:
+        PATTERNS.register(name)(fn)
+        return COMM_PATTERNS.register(name)(fn)
+
+    return decorate
 
 
 def _pairs(coords: np.ndarray, i: np.ndarray, j: np.ndarray, mult: np.ndarray | None) -> Pairs:
@@ -61,12 +83,12 @@ def _all_pairs(coords: np.ndarray, ions: np.ndarray, rng: np.random.Generator) -
     return _pairs(coords, i[keep], j[keep], None)
 
 
-PATTERNS.register("all-to-all")(_all_pairs)
-PATTERNS.register("all-to-all-broadcast")(_all_pairs)
-PATTERNS.register("transpose")(_all_pairs)
+_communication("all-to-all")(_all_pairs)
+_communication("all-to-all-broadcast")(_all_pairs)
+_communication("transpose")(_all_pairs)
 
 
-@PATTERNS.register("one-to-all")
+@_communication("one-to-all")
 def _one_to_all(coords: np.ndarray, ions: np.ndarray, rng: np.random.Generator) -> Pairs:
     j = np.arange(1, len(coords))
     return _pairs(coords, np.zeros_like(j), j, None)
@@ -79,20 +101,20 @@ def _ring(n: int) -> tuple[np.ndarray, np.ndarray]:
     return i, (i + 1) % n
 
 
-@PATTERNS.register("circular-shift")
+@_communication("circular-shift")
 def _circular_shift(coords: np.ndarray, ions: np.ndarray, rng: np.random.Generator) -> Pairs:
     i, j = _ring(len(coords))
     return _pairs(coords, i, j, None)
 
 
-@PATTERNS.register("nbody")
+@_communication("nbody")
 def _nbody(coords: np.ndarray, ions: np.ndarray, rng: np.random.Generator) -> Pairs:
     n = len(coords)
     i, j = _ring(n)
     return _pairs(coords, i, j, np.full(len(i), float(n - 1)))
 
 
-@PATTERNS.register("fft")
+@_communication("fft")
 def _fft(coords: np.ndarray, ions: np.ndarray, rng: np.random.Generator) -> Pairs:
     n = len(coords)
     ranks = np.arange(n)
@@ -107,7 +129,7 @@ def _fft(coords: np.ndarray, ions: np.ndarray, rng: np.random.Generator) -> Pair
     return _pairs(coords, np.concatenate(src), np.concatenate(dst), None)
 
 
-@PATTERNS.register("random-pairs")
+@_communication("random-pairs")
 def _random_pairs(coords: np.ndarray, ions: np.ndarray, rng: np.random.Generator) -> Pairs:
     n = len(coords)
     if n < 2:
@@ -135,30 +157,123 @@ def _io_read(coords: np.ndarray, ions: np.ndarray, rng: np.random.Generator) -> 
     return d, s, np.ones(len(s))
 
 
+IO_TRAFFIC.register("write")("io-write")
+IO_TRAFFIC.register("read")("io-read")
+
+
 class Traffic(NamedTuple):
-    """One component of a job's traffic: a pattern and the MB each pair carries per iteration."""
+    """One component of a job's traffic: a pattern and the MB it carries per iteration.
+
+    ``mb_per_pair`` is what each pair carries (times the pattern's multiplicity); with
+    ``per_sender`` it is instead what each sending rank sends in all, split over its pairs in
+    proportion to their multiplicities.
+    """
 
     pattern: str
     mb_per_pair: float = 1.0
+    per_sender: bool = False
 
 
-def mixed_traffic(io_share: float, node_mb: float, size: int, io_nodes: int) -> tuple[Traffic, ...]:
-    """Write I/O plus all-to-all communication with ``io_share`` of the bytes going to I/O.
+def mixed_traffic(
+    io_share: float,
+    node_mb: float,
+    size: int,
+    io_nodes: int,
+    pattern: str = "all-to-all",
+    io: str = "write",
+) -> tuple[Traffic, ...]:
+    """Parallel I/O plus a communication pattern, ``io_share`` of every node's bytes being I/O.
 
-    Ambiguity 9 of the extraction (what the "percentage of I/O traffic" counts) is decided
-    here: every compute node sends ``node_mb`` MB per iteration, split evenly; the share
-    ``io_share`` goes to the ``io_nodes`` I/O nodes (write, L2262) and the rest to the other
-    ``size - 1`` ranks of its job (all-to-all personalized, Ch. VII's communication part, L957).
-    Every job has the same share (L2665 asks for per-job ratios as future work).
+    Ambiguity 9 of the extraction (what the "percentage of I/O traffic" counts, L2421) is decided
+    here as a share of bytes: every compute node moves ``node_mb`` MB per iteration; the share
+    ``io_share`` it exchanges with the ``io_nodes`` I/O nodes, ``io_share · node_mb / io_nodes``
+    with each (it writes them for ``io = "write"``, L2262, and reads them for ``"read"``, L835);
+    the rest, ``(1 - io_share) · node_mb``, every rank that sends in ``pattern`` sends, split over
+    its messages (all-to-all: to each of the other ``size - 1`` ranks, Ch. VII's communication
+    part, L957; circular shift: all to the next rank; one-to-all: rank 0 to each other rank, the
+    others send nothing). Every job has the same share unless the workload gives one per job
+    (L2665 asks for per-job ratios as future work).
     """
     if not 0.0 <= io_share <= 1.0:
         raise MeshsimError(f"I/O share must lie in [0, 1], got {io_share}")
+    COMM_PATTERNS.get(pattern)
     parts = []
     if io_share > 0:
-        parts.append(Traffic("io-write", io_share * node_mb / io_nodes))
+        parts.append(Traffic(IO_TRAFFIC.get(io), io_share * node_mb / io_nodes))
     if io_share < 1 and size > 1:
-        parts.append(Traffic("all-to-all", (1 - io_share) * node_mb / (size - 1)))
+        parts.append(Traffic(pattern, (1 - io_share) * node_mb, per_sender=True))
     return tuple(parts)
+
+
+@dataclass(frozen=True)
+class TrafficChoice:
+    """What one job's traffic is made of: see :func:`mixed_traffic`."""
+
+    pattern: str = "all-to-all"
+    io: str = "write"
+    io_share: float = 1.0
+
+    def parts(self, size: int, io_nodes: int, node_mb: float) -> tuple[Traffic, ...]:
+        """The job's traffic components for ``size`` nodes and ``io_nodes`` I/O nodes."""
+        return mixed_traffic(self.io_share, node_mb, size, io_nodes, self.pattern, self.io)
+
+
+TRAFFIC_ATTRS = {"pattern": "pattern", "io": "io_traffic", "io_share": "io_share"}
+""":class:`TrafficChoice` field -> the per-job column of ``Workload.attrs`` that holds it."""
+
+
+def traffic_of(attrs: Mapping[str, np.ndarray], index: int) -> TrafficChoice:
+    """Job ``index``'s traffic from a workload's per-job columns; a missing column (or a job
+    beyond it, e.g. one an operator submitted) takes the :class:`TrafficChoice` default."""
+    given = {}
+    for name, column in TRAFFIC_ATTRS.items():
+        values = attrs.get(column)
+        if values is not None and index < len(values):
+            given[name] = values[index].item()
+    return TrafficChoice(**given)
+
+
+def with_traffic(
+    workload: Workload,
+    *,
+    pattern: str | None = None,
+    io: str | None = None,
+    io_share: float | None = None,
+) -> Workload:
+    """The workload with every job's traffic set (``meshsim run --pattern/--io-traffic/
+    --io-share``); what is not given keeps the workload's own column (the ``mache-io``
+    generator's ``io_share``) or the :class:`TrafficChoice` default. Unknown names and shares
+    outside [0, 1] are a :class:`MeshsimError` listing what is valid."""
+    if pattern is None and io is None and io_share is None:
+        return workload
+    if pattern is not None:
+        COMM_PATTERNS.get(pattern)
+    if io is not None:
+        IO_TRAFFIC.get(io)
+    if io_share is not None and not 0.0 <= io_share <= 1.0:
+        raise MeshsimError(f"I/O share must lie in [0, 1], got {io_share}")
+    n = len(workload)
+    attrs = dict(workload.attrs)
+    notes = []
+    for column, value in (("pattern", pattern), ("io_traffic", io), ("io_share", io_share)):
+        if value is not None:
+            attrs[column] = np.full(n, value)
+            notes.append(f"{column} {value}")
+    note = "traffic " + ", ".join(notes)
+    return replace(workload, attrs=attrs, transforms=(*workload.transforms, note))
+
+
+class JobStreams:
+    """One random stream per job, drawn from a run's runtime stream once, so a job's random
+    traffic (``random-pairs``) depends on the seed and the job, not on the order jobs start in:
+    the runtime model and the run's contention observer route the same pairs."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.entropy = int(rng.integers(2**63))
+
+    def __call__(self, index: int) -> np.random.Generator:
+        """The generator of job ``index``."""
+        return np.random.default_rng((self.entropy, index))
 
 
 def cell_coords(cells: Sequence[int], height: int) -> np.ndarray:
@@ -180,7 +295,8 @@ class JobTraffic:
     ``pairs`` counts sender-receiver pairs per link (Mache's link_contention, L1621; a pair that
     several components produce counts once per component); ``volume`` is MB per iteration per
     link; ``ion_pairs`` / ``ion_volume`` are the same per I/O node (as sender or receiver);
-    ``max_hops`` is the longest XY path of the job's pairs.
+    ``max_hops`` is the longest XY path of the job's pairs; ``pair_count`` the number of pairs
+    (of which ``ion_pairs.sum()`` have an I/O node at one end).
     """
 
     key: int
@@ -190,6 +306,7 @@ class JobTraffic:
     ion_pairs: np.ndarray
     ion_volume: np.ndarray
     max_hops: int
+    pair_count: int
 
 
 def job_traffic(
@@ -210,7 +327,12 @@ def job_traffic(
         src_parts.append(s)
         dst_parts.append(d)
         cnt_parts.append(np.ones(len(s)))
-        vol_parts.append(mult * component.mb_per_pair)
+        if component.per_sender:
+            _, sender = np.unique((s[:, 0] + 1) * layout.height + s[:, 1], return_inverse=True)
+            sent = np.bincount(sender, mult)
+            vol_parts.append(mult * (component.mb_per_pair / sent[sender]))
+        else:
+            vol_parts.append(mult * component.mb_per_pair)
     if src_parts:
         src = np.concatenate(src_parts)
         dst = np.concatenate(dst_parts)
@@ -241,4 +363,5 @@ def job_traffic(
         ion_pairs=ion_pairs.astype(np.float64),
         ion_volume=ion_volume,
         max_hops=int(hops(src, dst).max()) if len(src) else 0,
+        pair_count=len(src),
     )

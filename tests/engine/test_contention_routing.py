@@ -169,7 +169,7 @@ def test_job_traffic_routes_once() -> None:
 
 def test_mixed_traffic_share() -> None:
     parts = mixed_traffic(0.25, 8.0, 5, 4)
-    assert parts == (Traffic("io-write", 0.5), Traffic("all-to-all", 1.5))
+    assert parts == (Traffic("io-write", 0.5), Traffic("all-to-all", 6.0, per_sender=True))
     assert mixed_traffic(1.0, 8.0, 5, 4) == (Traffic("io-write", 2.0),)
     assert mixed_traffic(0.0, 8.0, 1, 4) == ()
     layout = IOLayout.square(4, 4)
