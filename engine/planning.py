@@ -59,6 +59,17 @@ class Releases:
         return len(self.entries)
 
 
+class Shadow(NamedTuple):
+    """EASY's view of a node-count planner with one reservation (DESIGN.md, "Scheduling"): the
+    head's reserved start ``time`` (``inf`` if it can never fit), the nodes ``free`` now for
+    backfilling (free now plus those of jobs past their estimate, minus the head's when it is
+    reserved for now) and the ``extra`` nodes left over at the shadow time."""
+
+    time: float
+    free: int
+    extra: int
+
+
 class Slot(NamedTuple):
     """A planned start: the time, and the topology's token for where (None for counts)."""
 
@@ -90,6 +101,11 @@ class Planner(ABC):
     @abstractmethod
     def start(self, job: Job, placement: Placement, duration: float) -> None:
         """Record that ``job`` started now on ``placement`` and holds it for ``duration``."""
+
+    def shadow(self, job: Job) -> Shadow | None:
+        """EASY's shadow time and extra nodes for head ``job`` when availability is a node count
+        (None for planners that hold concrete placements)."""
+        return None
 
     def fit_now(
         self, job: Job, duration: float, find: Callable[[Job], Placement | None]
@@ -224,6 +240,28 @@ class CountPlanner(Planner):
             if total >= need:
                 return Slot(end if end > now else now)
         return None
+
+    def shadow(self, job: Job) -> Shadow:
+        """The head's reservation in closed form, for an untouched planner: the shadow time is
+        the first release time (now for jobs past their estimate) at which enough nodes are
+        free, and the extra nodes are those free then beyond the head's size. Backfilling with
+        it is exactly :meth:`admits` after :meth:`reserve`: a job may start if it fits in
+        ``free`` and, when it runs across the shadow time, in ``extra``."""
+        size, now = job.size, self.now
+        need = size - self.free_now
+        total = at_now = 0
+        time = now if need <= 0 else inf
+        for end, _, nodes in self._entries:
+            when = end if end > now else now
+            if when > time:
+                break
+            total += nodes
+            if when == now:
+                at_now = total
+            if time == inf and total >= need:
+                time = when
+        free = self.free_now + at_now - (size if time == now else 0)
+        return Shadow(time, free, self.free_now + total - size)
 
     def reserve(self, job: Job, slot: Slot, duration: float) -> None:
         held = (slot.start, span_end(slot.start, duration), job.size)

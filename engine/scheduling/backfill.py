@@ -17,10 +17,11 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from math import inf
 from typing import ClassVar
 
 from engine.jobs import Job
-from engine.planning import Slot, span_end
+from engine.planning import Shadow, Slot, span_end
 from engine.policy import Policy
 from engine.registry import Registry
 from engine.scheduling.context import PassContext
@@ -100,6 +101,10 @@ class EasyBackfill(Backfill):
         if not hopeful:
             return
         planner = ctx.planner()
+        shadow = None if ctx.pairs else planner.shadow(first)
+        if shadow is not None:
+            self._by_counts(ctx, shadow, hopeful)
+            return
         slot = self.slot = planner.earliest(first, first.estimate)
         if slot is not None:
             planner.reserve(first, slot, first.estimate)
@@ -114,6 +119,33 @@ class EasyBackfill(Backfill):
                     ctx.start(job, placement)
         finally:
             ctx.guard = None
+
+    def _by_counts(self, ctx: PassContext, shadow: Shadow, hopeful: list[Job]) -> None:
+        """The classic shadow-time rule on a node-count planner (the same decisions as the
+        planner's reservation, without its bookkeeping): a job starts if the allocator places
+        it, its nodes fit in the free count and, when it runs across the shadow time, in the
+        extra nodes, which it then consumes."""
+        now, when = ctx.now, shadow.time
+        free, extra = shadow.free, shadow.extra
+        self.slot = None if when == inf else Slot(when)
+        allocator = ctx.allocator
+        started = ctx.started
+        for job in hopeful:
+            if job.index in started or allocator.free_nodes < job.size or job.size > free:
+                continue
+            across = now < when < span_end(now, job.estimate)
+            if across and job.size > extra:
+                continue
+            placement = allocator.find(job)
+            if placement is None:
+                continue
+            nodes = placement.nodes
+            if nodes > free or (across and nodes > extra):
+                continue
+            ctx.start(job, placement)
+            free -= nodes
+            if across:
+                extra -= nodes
 
 
 @BACKFILLS.register("conservative")

@@ -5,6 +5,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.allocation import Placement
 from engine.jobs import Job
 from engine.planning import CountPlanner, Releases, Slot, span_end
 
@@ -65,3 +66,36 @@ def test_count_planner_matches_brute_force(free_now, releases, reservations, que
     else:
         assert slot is None
     assert not math.isnan(free_now)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    free_now=st.integers(0, 8),
+    releases=st.lists(st.tuples(times, st.integers(1, 6)), max_size=6),
+    head=st.tuples(st.integers(1, 16), durations),
+    candidates=st.lists(st.tuples(st.integers(1, 8), durations), max_size=8),
+)
+def test_the_shadow_rule_decides_as_the_planner_does(free_now, releases, head, candidates):
+    """EASY's closed form (shadow time, free and extra nodes) admits exactly the jobs the
+    planner admits after reserving the head's earliest slot, job after job, with releases past
+    their estimate (before now = 1.5) counted as free now."""
+    now = 1.5
+    entries = sorted((w, i, n) for i, (w, n) in enumerate(releases))
+    first = job(0, head[0])
+    planner = CountPlanner(now, free_now, Releases(now, entries, {}))
+    shadow = CountPlanner(now, free_now, Releases(now, entries, {})).shadow(first)
+    slot = planner.earliest(first, head[1])
+    assert shadow.time == (math.inf if slot is None else slot.start)
+    if slot is not None:
+        planner.reserve(first, slot, head[1])
+    free, extra = shadow.free, shadow.extra
+    for k, (size, duration) in enumerate(candidates):
+        candidate = job(1 + k, size)
+        across = now < shadow.time < span_end(now, duration)
+        by_shadow = size <= free and (not across or size <= extra)
+        placement = Placement((), size)
+        assert planner.admits(candidate, placement, duration) == by_shadow
+        if by_shadow:
+            planner.start(candidate, placement, duration)
+            free -= size
+            extra -= size if across else 0
