@@ -134,7 +134,7 @@ class MeshsimApp(App[None]):
         self.session_name = session.name
         self.machine = session.machine
         self.options = session.options
-        self.driver = Driver(session, self._publish, fps=fps)
+        self.driver = Driver(session, self._publish, fps=fps, paced=True)
         self.frame: Frame | None = None
         self._start_live = start_live
         self._speed_index = len(SPEEDS) - 1
@@ -160,8 +160,6 @@ class MeshsimApp(App[None]):
 
     def on_mount(self) -> None:
         self.query_one("#map").border_title = "machine"
-        self.query_one("#running").border_title = "running"
-        self.query_one("#queue").border_title = "waiting queue"
         self._engine_worker()
         if self._start_live:
             self.action_toggle_live()
@@ -191,15 +189,21 @@ class MeshsimApp(App[None]):
     # ------------------------------------------------------------------ rendering
 
     @on(FrameReady)
-    def _on_frame(self, message: FrameReady) -> None:
+    def show_frame(self, message: FrameReady) -> None:
+        """Render a frame: status, map, running jobs, queue and the visible lower tab."""
         frame = message.frame
         self.frame = frame
         snap = frame.snapshot
         with self.batch_update():
             self.query_one(StatusBar).show(frame)
             self.query_one(MachineMap).show(snap)
-            self.query_one(RunningTable).show(snap)
-            self.query_one(QueueList).show(snap)
+            running = self.query_one(RunningTable)
+            running.show(snap)
+            running.border_title = f"running · {len(snap.running):,}"
+            queue = self.query_one(QueueList)
+            queue.show(snap)
+            held = f" + {len(snap.held):,} held" if snap.held else ""
+            queue.border_title = f"waiting queue · {len(snap.waiting):,}{held}"
             lower = self.query_one("#lower", TabbedContent).active
             if lower == "tab-metrics":
                 self.query_one(MetricsPane).show(snap, frame.metrics)
@@ -207,6 +211,7 @@ class MeshsimApp(App[None]):
                 self.query_one(Timeline).show(snap)
             else:
                 self.query_one(EventLog).show(snap)
+        self.call_after_refresh(self.driver.shown)
         if frame.error:
             self.notify(frame.error, title=frame.label or "error", severity="error")
         elif frame.result is not None:

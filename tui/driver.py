@@ -5,10 +5,17 @@ sends commands through a thread-safe queue (:meth:`Driver.send`), and the driver
 immutable :class:`Frame`\\ s through a ``publish`` callback (the app turns them into messages).
 
 In pause mode the driver waits for commands; each command is followed by one frame. In live mode
-it advances the simulation in small chunks and publishes a frame at a steady rate (``fps``), at a
+it advances the simulation in chunks and publishes a frame at a steady rate (``fps``), at a
 chosen speed in simulated seconds per wall second, or as fast as it can (``speed = inf``). A
 command received while live is carried out between two chunks, so the UI never waits for the
-engine and the engine never waits for the UI.
+engine.
+
+Paced mode (``paced=True``, what the console uses): after publishing a live frame the driver
+sleeps until the UI calls :meth:`Driver.shown` (at most :data:`SHOWN_WAIT` seconds), then runs
+the engine for the rest of the frame's period, and for at least :data:`ENGINE_SHARE` of a period.
+The engine and the UI share one interpreter lock: without the pause every short wait of the UI
+thread (each turn of its event loop) costs it a switch interval while the engine holds the lock,
+and the console drew about 5 frames a second instead of 15.
 
 This module does not import Textual, so it is tested on its own.
 """
@@ -17,6 +24,7 @@ from __future__ import annotations
 
 import math
 import queue
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +39,12 @@ Command = Callable[[Session], Any]
 
 CHUNK = 64
 """Events processed between two looks at the wall clock in live mode."""
+
+SHOWN_WAIT = 0.25
+"""Longest wall time a paced driver waits for the UI to show a live frame."""
+
+ENGINE_SHARE = 0.5
+"""Least part of a frame's period a paced driver gives the engine, however slow the UI."""
 
 METRICS_EVERY = 0.5
 """Wall seconds between two computations of the result metrics in live mode (about 3 ms each
@@ -66,6 +80,7 @@ class Driver:
         *,
         fps: float = 15.0,
         reasons: int = 40,
+        paced: bool = False,
     ) -> None:
         self.session = session
         self._publish = publish
@@ -78,12 +93,24 @@ class Driver:
         self._rate = 0.0
         self._metrics: dict[str, float | int] | None = None
         self._metrics_at = -math.inf
+        self._paced = paced
+        self._shown = threading.Event()
+        self._shown.set()
+        self.live_frames = 0
+        """Frames published in live mode (the console benchmark reads these counts)."""
+        self.shown_frames = 0
+        """Calls of :meth:`shown`: frames the UI has drawn."""
 
     # ------------------------------------------------------------------ UI thread side
 
     def send(self, command: Command, label: str = "") -> None:
         """Queue ``command`` for the worker (thread-safe)."""
         self._commands.put((label, command))
+
+    def shown(self) -> None:
+        """The UI has drawn the latest frame (thread-safe; paced mode waits for it)."""
+        self.shown_frames += 1
+        self._shown.set()
 
     def stop(self) -> None:
         """Ask the loop to end (thread-safe)."""
@@ -100,25 +127,28 @@ class Driver:
         self.live = live and not self.session.done
         self._anchor = (time.perf_counter(), self.session.now)
 
-    def publish(self, result: Any = None, error: str | None = None, label: str = "") -> None:
-        """Publish a frame of the current state."""
+    def frame(self, result: Any = None, error: str | None = None, label: str = "") -> Frame:
+        """A frame of the current state; its result metrics are fresh when paused and at most
+        :data:`METRICS_EVERY` seconds old when live."""
         clock = time.perf_counter()
         if not self.live or clock - self._metrics_at >= METRICS_EVERY:
             self._metrics = self.session.sim.results().metrics
             self._metrics_at = clock
-        self._publish(
-            Frame(
-                self.session.snapshot(self.reasons),
-                self.session.name,
-                self.live,
-                self.speed,
-                self._rate,
-                self._metrics,
-                result,
-                error,
-                label,
-            )
+        return Frame(
+            self.session.snapshot(self.reasons),
+            self.session.name,
+            self.live,
+            self.speed,
+            self._rate,
+            self._metrics,
+            result,
+            error,
+            label,
         )
+
+    def publish(self, result: Any = None, error: str | None = None, label: str = "") -> None:
+        """Publish a frame of the current state."""
+        self._publish(self.frame(result, error, label))
 
     def loop(self, cancelled: Callable[[], bool] = lambda: False) -> None:
         """Run until :meth:`stop` or ``cancelled()``: commands, live chunks, frames."""
@@ -156,6 +186,9 @@ class Driver:
         session = self.session
         started = time.perf_counter()
         deadline = started + self.frame_seconds
+        if self._paced:
+            self._shown.wait(SHOWN_WAIT)
+            deadline = max(deadline, time.perf_counter() + ENGINE_SHARE * self.frame_seconds)
         first = session.events
         if math.isinf(self.speed):
             while time.perf_counter() < deadline and not session.done:
@@ -172,4 +205,6 @@ class Driver:
         self._rate = (session.events - first) / elapsed
         if session.done:
             self.live = False
+        self._shown.clear()
+        self.live_frames += 1
         self.publish()

@@ -10,7 +10,7 @@ import engine.catalog  # noqa: F401
 from engine.errors import MeshsimError
 from engine.runcase import RunOptions
 from engine.session import Session
-from tui.driver import Driver, Frame
+from tui.driver import SHOWN_WAIT, Driver, Frame
 
 MESH = RunOptions(machine="tests/data/mesh5x4.toml", workload="tests/data/mesh-sides-small.toml")
 
@@ -115,5 +115,24 @@ def test_a_speed_must_be_positive() -> None:
     thread = start(driver)
     driver.send(lambda s: driver.set_live(True, 0.0), "speed")
     assert "speed must be positive" in frames.wait(lambda f: f.label == "speed").error
+    driver.stop()
+    thread.join(5)
+
+
+def test_paced_live_mode_waits_for_the_ui_to_show_a_frame_before_the_next() -> None:
+    frames = Recorder()
+    driver = Driver(Session(MESH), frames, fps=50, paced=True)
+    thread = start(driver)
+    driver.send(lambda s: driver.set_live(True, 10.0))
+    frames.wait(lambda f: f.live)
+    time.sleep(SHOWN_WAIT / 3)
+    published = driver.live_frames
+    time.sleep(SHOWN_WAIT / 3)
+    assert driver.live_frames == published, "no new live frame before the UI has shown one"
+    driver.shown()
+    frames.wait(lambda f: f.live and driver.live_frames > published)
+    assert driver.shown_frames == 1
+    time.sleep(SHOWN_WAIT * 1.5)
+    assert driver.live_frames >= published + 2, "an unshown frame holds the driver back briefly"
     driver.stop()
     thread.join(5)

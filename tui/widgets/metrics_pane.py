@@ -16,14 +16,21 @@ SERIES = (("utilization", "utilization"), ("queue", "queue length"), ("loc", "lo
 
 
 class MetricsPane(Vertical):
-    """Three sparklines over the run so far and a table of current values."""
+    """Three sparklines over the run so far and a table of current values.
+
+    Panes are fixed in size, so an update lays the screen out again only when the number of
+    values changes (a layout pass per frame would cost every pane a redraw)."""
 
     DEFAULT_CSS = """
     MetricsPane { height: 1fr; }
     MetricsPane Sparkline { height: 2; margin: 0 0 0 0; }
-    MetricsPane Label { color: $text-muted; }
+    MetricsPane Label { color: $text-muted; width: 1fr; }
     MetricsPane #metric-values { height: 1fr; overflow-y: auto; }
     """
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self._rows = -1
 
     def compose(self) -> ComposeResult:
         for key, title in SERIES:
@@ -39,7 +46,9 @@ class MetricsPane(Vertical):
             self.query_one(f"#spark-{key}", Sparkline).data = data
             last = data[-1] if data else 0.0
             shown = f"{last:.1%}" if key != "queue" else f"{last:.1f} jobs"
-            self.query_one(f"#label-{key}", Label).update(f"{title}  {shown} (last bucket)")
+            label = self.query_one(f"#label-{key}", Label)
+            label.update(f"{title}  {shown} (last bucket)", layout=False)
+        values = self.query_one("#metric-values", Static)
         table = Table.grid(padding=(0, 2))
         table.add_column(justify="left", style="dim")
         table.add_column(justify="right")
@@ -48,4 +57,5 @@ class MetricsPane(Vertical):
         for key, value in (results or {}).items():
             if key not in snapshot.metrics:
                 table.add_row(key, number(value))
-        self.query_one("#metric-values", Static).update(table)
+        values.update(table, layout=table.row_count != self._rows)
+        self._rows = table.row_count

@@ -7,6 +7,8 @@ same for 50 or 50,000 jobs (style anchors §3.4–3.5).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from operator import attrgetter
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -34,6 +36,10 @@ COLUMNS = (
     ("wait", 8),
     ("prio", 10),
 )
+
+
+NEAR = 8
+"""Rows either side of the cursor searched first for the selected job."""
 
 
 class QueueList(ScrollView, can_focus=True):
@@ -71,7 +77,7 @@ class QueueList(ScrollView, can_focus=True):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self._jobs: tuple[Job, ...] = ()
-        self._reasons: dict[int, str] = {}
+        self._reasons: Mapping[int, str] = {}
         self._order: QueueOrder | None = None
         self._order_name = ""
         self._now = 0.0
@@ -79,25 +85,41 @@ class QueueList(ScrollView, can_focus=True):
 
     def show(self, snapshot: Snapshot) -> None:
         """Render ``snapshot``'s queue (held jobs follow the waiting ones); the cursor stays
-        on the job it was on when that job is still listed."""
+        on the job it was on when that job is still listed. Only the rows on screen are drawn;
+        finding the selected job again looks near the cursor first, so a frame does no Python
+        work per waiting job."""
         if snapshot.policy.queue != self._order_name:
             self._order_name = snapshot.policy.queue
             self._order = QUEUE_ORDERS.get(self._order_name)(snapshot.machine)
-        self._jobs = snapshot.waiting + snapshot.held
-        held = {job.index for job in snapshot.held}
-        self._reasons = dict(snapshot.reasons)
-        for index in held:
-            self._reasons[index] = "held by the operator"
+        if snapshot.held:
+            self._jobs = snapshot.waiting + snapshot.held
+            self._reasons = dict(snapshot.reasons)
+            self._reasons.update((job.index, "held by the operator") for job in snapshot.held)
+        else:
+            self._jobs = snapshot.waiting
+            self._reasons = snapshot.reasons
         self._now = snapshot.time
         self.virtual_size = Size(self.size.width, len(self._jobs) + 1)
-        position = {job.index: k for k, job in enumerate(self._jobs)}
-        if self._selected_index in position:
-            self.cursor = position[self._selected_index]
+        position = self._position(self._selected_index)
+        if position is not None:
+            self.cursor = position
         else:
             self.cursor = min(self.cursor, max(0, len(self._jobs) - 1))
         if self._jobs:
             self._selected_index = self._jobs[self.cursor].index
         self.refresh()
+
+    def _position(self, index: int) -> int | None:
+        """Where job ``index`` is listed: at the cursor or within :data:`NEAR` rows of it (jobs
+        move a few rows between frames), else found by a scan in C; None when not listed."""
+        jobs = self._jobs
+        for k in range(max(0, self.cursor - NEAR), min(len(jobs), self.cursor + NEAR + 1)):
+            if jobs[k].index == index:
+                return k
+        try:
+            return list(map(attrgetter("index"), jobs)).index(index)
+        except ValueError:
+            return None
 
     @property
     def selected(self) -> Job | None:

@@ -1,0 +1,37 @@
+"""The status bar's line: every field when it fits, then the counts and the machine dropped."""
+
+from __future__ import annotations
+
+import engine.catalog  # noqa: F401
+from engine.runcase import RunOptions
+from engine.session import Session
+from tui.driver import Frame
+from tui.widgets.status_bar import status_text
+
+MESH = RunOptions(machine="tests/data/mesh5x4.toml", workload="tests/data/mesh-sides-small.toml")
+
+
+def frame() -> Frame:
+    session = Session(MESH, name="what-if")
+    session.step(12)
+    return Frame(session.snapshot(), session.name, False, 60.0)
+
+
+def test_wide_status_has_every_field_and_the_session_name_verbatim() -> None:
+    text = status_text(frame())
+    for part in ("mesh5x4 [what-if]", "day 0", "event 12", "paused (speed ×60)", "waiting,"):
+        assert part in text
+    assert "idle nodes" in text
+
+
+def test_narrow_status_drops_counts_then_machine_but_keeps_time_event_state_and_policy() -> None:
+    full = status_text(frame())
+    policy = frame().snapshot.policy.label()
+    for width in (len(full) - 1, 80, 40):
+        text = status_text(frame(), width)
+        for part in ("day 0", "event 12", "paused", policy):
+            assert part in text
+        assert "waiting," not in text
+    assert "mesh5x4" in status_text(frame(), len(full) - 1)
+    assert len(status_text(frame(), 80)) <= 80
+    assert "mesh5x4" not in status_text(frame(), 80)
