@@ -93,7 +93,7 @@ class LeastBlocking(Allocator):
         )
         self._size_of: dict[int, int | None] = {}
         self._ties: dict[tuple[int, int], tuple[int, ...]] = {}
-        self._ends: dict[int, float] = {}
+        self._groups: dict[tuple[int, ...], tuple[tuple[float, int], ...]] = {}
         self._history: dict[tuple[str, int], deque[float]] = defaultdict(
             lambda: deque(maxlen=HISTORY)
         )
@@ -115,7 +115,7 @@ class LeastBlocking(Allocator):
         for m in cells:
             self._free += (owner == FREE) - (owners[m] == FREE)
             owners[m] = owner
-        self._ends.clear()
+        self._groups.clear()
 
     def _recompute(self) -> None:
         taken = self._down
@@ -158,7 +158,7 @@ class LeastBlocking(Allocator):
                 if key[1] >= 0:
                     self._history[key].append(ratio)
                     self._means.pop(key, None)
-            self._ends.clear()
+            self._groups.clear()
 
     # ---------------------------------------------------------------- decisions
 
@@ -206,16 +206,20 @@ class LeastBlocking(Allocator):
         ties = self.least_blocking(usable, size)
         if self.similar_length and len(ties) > 1:
             mine = now + self.walltime(job)
-            return min(ties, key=lambda p: self._end_gap(p, mine))
+            return min(self._by_neighbour_end(ties), key=lambda g: (_gap(g[0], mine), g[1]))[1]
         return ties[0]
 
-    def _end_gap(self, partition: int, end: float) -> float:
-        """|expected end of the job on ``partition``'s neighbour − ``end``|; inf when the
-        neighbour is missing or idle."""
-        expected = self._ends.get(partition)
-        if expected is None:
-            expected = self._ends[partition] = self._neighbour_end(partition)
-        return inf if expected == inf else abs(expected - end)
+    def _by_neighbour_end(self, ties: tuple[int, ...]) -> tuple[tuple[float, int], ...]:
+        """Each distinct expected end of the jobs on the ties' neighbours (inf: no neighbour,
+        or an idle one) with the first tie in menu order that has it: SL's choice is the
+        entry of least gap, then least partition. Remembered until the busy set changes."""
+        groups = self._groups.get(ties)
+        if groups is None:
+            first: dict[float, int] = {}
+            for p in ties:
+                first.setdefault(self._neighbour_end(p), p)
+            groups = self._groups[ties] = tuple(first.items())
+        return groups
 
     def _neighbour_end(self, partition: int) -> float:
         """Expected end (start + walltime) of the job on the first busy midplane of
@@ -322,6 +326,11 @@ class LeastBlocking(Allocator):
             f"needs {label}, {_label(idle)} idle but no free {label} partition: "
             f"blocked by wiring of {'/'.join(users[:3])}"
         )
+
+
+def _gap(expected: float, end: float) -> float:
+    """|expected − end|, inf when nothing is expected (SL, Algorithm 1)."""
+    return inf if expected == inf else abs(expected - end)
 
 
 def _label(nodes: int) -> str:

@@ -5,12 +5,14 @@ partitions usable over [t, t + d) are those conflicting with no running partitio
 and with no adjustment (a reservation, or a job started in this pass) overlapping the interval;
 the allocator's own rule picks among them (seed 000 §V-B: the head job reserves a concrete
 partition at its earliest start, and backfilled jobs may not take or block it).
-Cost: one OR of conflict bitsets per held partition and candidate time, plus the allocator's
-decision.
+Cost: the running partitions' conflict bitsets are OR-ed once per planner into suffixes by release
+time, so the partitions blocked at a candidate time are one binary search away; then one OR per
+adjustment overlapping the interval, plus the allocator's decision.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -28,26 +30,30 @@ class PartitionPlanner(Planner):
     def __init__(self, allocator: LeastBlocking, now: float, releases: Releases) -> None:
         self.allocator = allocator
         self.now = now
-        self.held: list[tuple[float, int]] = []
-        for end, index, _ in releases.entries:
-            placement = releases.running[index].placement
-            self.held.append((max(end, now), allocator.partition_of(placement).index))
+        held = sorted(
+            (max(end, now), allocator.partition_of(releases.running[index].placement).index)
+            for end, index, _ in releases.entries
+        )
+        self.releases = [release for release, _ in held]
+        conflicts = allocator.menu.conflicts
+        # blocked[i]: the partitions in conflict with the i-th running partition by release
+        # time or a later one, so those still held after t are blocked[bisect_right(releases, t)]
+        self.blocked = [0] * (len(held) + 1)
+        for i in range(len(held) - 1, -1, -1):
+            self.blocked[i] = self.blocked[i + 1] | conflicts[held[i][1]]
         self.adjust: list[tuple[float, float, int]] = []
         self.reserved: dict[int, tuple[float, float, int]] = {}
 
     def _usable(self, start: float, end: float) -> int:
         conflicts = self.allocator.menu.conflicts
-        taken = self.allocator._down
-        for release, p in self.held:
-            if release > start:
-                taken |= conflicts[p]
+        taken = self.allocator._down | self.blocked[bisect_right(self.releases, start)]
         for a, b, p in self.adjust:
             if a < end and b > start:
                 taken |= conflicts[p]
         return self.allocator.all & ~taken
 
     def earliest(self, job: Job, duration: float) -> Slot | None:
-        times = sorted({self.now, *(t for t, _ in self.held), *(b for _, b, _ in self.adjust)})
+        times = sorted({self.now, *self.releases, *(b for _, b, _ in self.adjust)})
         for t in times:
             if t < self.now:
                 continue
