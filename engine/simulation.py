@@ -228,6 +228,7 @@ class Simulation:
         self._ctx = PassContext(
             first, [], self.allocator, self._start_job, self._make_planner, stats=self.stats
         )
+        self._configure_pass()
         self._feed = self._job_feed()
         self._next_job = next(self._feed, None)
         if self._next_job is not None:
@@ -431,11 +432,9 @@ class Simulation:
             ctx = self._ctx
             ctx.now = now
             ctx.queue = queue
-            ctx.allocator = self.allocator
+            ctx.smallest = self.queue.min_size()
             ctx.early_release = self._early_release
             ctx.started = set()
-            ctx.arrival_order = self._order.arrival_order
-            ctx.pairs = type(allocator).companion is not Allocator.companion
             if self._backfill.owns_starts:
                 self._backfill.run(ctx, None)
             else:
@@ -691,6 +690,14 @@ class Simulation:
         self.policy = policy
         self._order, self._discipline, self._backfill = order, discipline, backfill
         self.queue.reorder(order)
+        self._configure_pass()
+
+    def _configure_pass(self) -> None:
+        """Tell the pass context what stays fixed until the next policy change."""
+        ctx = self._ctx
+        ctx.allocator = self.allocator
+        ctx.arrival_order = self._order.arrival_order
+        ctx.pairs = type(self.allocator).companion is not Allocator.companion
 
     # ------------------------------------------------------------------------------ units
     #

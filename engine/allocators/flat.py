@@ -1,6 +1,7 @@
 """The ``flat`` allocator: any free nodes will do (the "fully connected" machine).
 
-On a ``flat`` machine it only counts nodes: O(1) per decision; a node taken out of service
+On a ``flat`` machine it only counts nodes: O(1) per decision (one immutable placement per size,
+made once); a node taken out of service
 (failed or reserved) is remembered by number and lowers the free count. On a mesh or torus it
 gives the job the lowest-numbered free cells, ignoring contiguity, which is the fully connected
 comparison of Krevat et al. (seed 002, Fig. 1): O(cells) per decision with numpy.
@@ -29,6 +30,7 @@ class FlatAllocator(Allocator):
         self._free = machine.nodes
         self._owner = np.full(0 if self._count_only else machine.nodes, FREE, dtype=np.int64)
         self._out: set[int] = set()
+        self._counts: dict[int, Placement] = {}
 
     @property
     def free_nodes(self) -> int:
@@ -38,7 +40,10 @@ class FlatAllocator(Allocator):
         if job.size > self._free:
             return None
         if self._count_only:
-            return Placement((), job.size)
+            placement = self._counts.get(job.size)
+            if placement is None:
+                placement = self._counts[job.size] = Placement((), job.size)
+            return placement
         cells = np.flatnonzero(self._owner == FREE)[: job.size]
         return Placement(tuple(cells.tolist()), job.size, f"{job.size} nodes")
 

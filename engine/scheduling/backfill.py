@@ -93,10 +93,12 @@ class EasyBackfill(Backfill):
         allocator = ctx.allocator
         started = ctx.started
         free = allocator.free_nodes
+        if ctx.smallest > free:
+            return
         hopeful = [
             job
             for job in queue[head + 1 :]
-            if job.size <= free and job.index not in started and allocator.find(job) is not None
+            if job.size <= free and job.index not in started and allocator.fits(job)
         ]
         if not hopeful:
             return

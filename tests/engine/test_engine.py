@@ -258,7 +258,7 @@ def test_allocator_hooks_companion_finished_and_clock():
         load_machine("flat:4"), workload([(0, 4, 10), (1, 2, 5), (1, 1, 5), (2, 2, 5)])
     )
     sim.allocator = Pairing(sim.machine, sim.allocator.rng)
-    sim._ctx.allocator = sim.allocator
+    sim._configure_pass()
     records = []
     while (r := sim.step()) is not None:
         records.append(r)
