@@ -83,15 +83,21 @@ class LeastBlocking(Allocator):
         self.all = (1 << len(self.menu.partitions)) - 1
         self._owner: list[int] = [FREE] * machine.spec.midplanes
         self._free = machine.spec.midplanes
-        self._running: dict[int, tuple[Job, int, float]] = {}
+        self._running: dict[int, tuple[Job, float]] = {}
+        self.running_partitions: dict[int, int] = {}
+        """The menu index of each running job's partition, by job index."""
         self._down = 0
         self._out: set[int] = set()
         self.usable = self.all
         self._by_name = {p.name: p.index for p in self.menu.partitions}
+        self._neighbour_midplanes = tuple(
+            None if q is None else self.menu.partitions[q].midplanes for q in self.menu.neighbour
+        )
         self._placements = tuple(
             Placement(p.midplanes, p.nodes, p.name) for p in self.menu.partitions
         )
         self._size_of: dict[int, int | None] = {}
+        self._by_size = self.menu.by_size
         self._ties: dict[tuple[int, int], tuple[int, ...]] = {}
         self._groups: dict[tuple[int, ...], tuple[tuple[float, int], ...]] = {}
         self._history: dict[tuple[str, int], deque[float]] = defaultdict(
@@ -120,7 +126,7 @@ class LeastBlocking(Allocator):
     def _recompute(self) -> None:
         taken = self._down
         conflicts = self.menu.conflicts
-        for _, p, _ in self._running.values():
+        for p in self.running_partitions.values():
             taken |= conflicts[p]
         self.usable = self.all & ~taken
 
@@ -200,13 +206,19 @@ class LeastBlocking(Allocator):
         the least-blocking one of the smallest size that holds it; under SL, among the ties,
         the one whose neighbour's job is expected to end closest to ``now + walltime(job)``
         (Algorithm 1), then menu order."""
-        size = self.size_for(job.size)
-        if size is None or not usable & self.menu.by_size[size]:
+        try:
+            size = self._size_of[job.size]
+        except KeyError:
+            size = self.size_for(job.size)
+        if size is None or not usable & self._by_size[size]:
             return None
-        ties = self.least_blocking(usable, size)
+        ties = self._ties.get((usable, size)) or self.least_blocking(usable, size)
         if self.similar_length and len(ties) > 1:
+            groups = self._by_neighbour_end(ties)
+            if len(groups) == 1:
+                return groups[0][1]
             mine = now + self.walltime(job)
-            return min(self._by_neighbour_end(ties), key=lambda g: (_gap(g[0], mine), g[1]))[1]
+            return min(groups, key=lambda g: (_gap(g[0], mine), g[1]))[1]
         return ties[0]
 
     def _by_neighbour_end(self, ties: tuple[int, ...]) -> tuple[tuple[float, int], ...]:
@@ -224,13 +236,14 @@ class LeastBlocking(Allocator):
     def _neighbour_end(self, partition: int) -> float:
         """Expected end (start + walltime) of the job on the first busy midplane of
         ``partition``'s neighbour, or inf."""
-        neighbour = self.menu.neighbour[partition]
-        if neighbour is None:
+        midplanes = self._neighbour_midplanes[partition]
+        if midplanes is None:
             return inf
-        for m in self.menu.partitions[neighbour].midplanes:
-            owner = self._owner[m]
+        owners = self._owner
+        for m in midplanes:
+            owner = owners[m]
             if owner >= 0 and owner in self._running:
-                job, _, start = self._running[owner]
+                job, start = self._running[owner]
                 return start + self.walltime(job)
         return inf
 
@@ -241,13 +254,15 @@ class LeastBlocking(Allocator):
     def allocate(self, job: Job, placement: Placement) -> None:
         p = self.partition_of(placement)
         self._set_owner(p.midplanes, job.index)
-        self._running[job.index] = (job, p.index, self.now)
+        self._running[job.index] = (job, self.now)
+        self.running_partitions[job.index] = p.index
         self.usable &= ~self.menu.conflicts[p.index]
 
     def release(self, job: Job, placement: Placement) -> None:
         p = self.partition_of(placement)
         self._set_owner(p.midplanes, FREE)
         del self._running[job.index]
+        del self.running_partitions[job.index]
         self._recompute()
 
     def available(self, placement: Placement | None) -> bool:
@@ -318,7 +333,7 @@ class LeastBlocking(Allocator):
         users = sorted(
             {
                 self.menu.partitions[q].name
-                for _, q, _ in self._running.values()
+                for q in self.running_partitions.values()
                 if self.menu.conflicts[q] & (1 << wired[0].index)
             }
         )

@@ -30,10 +30,8 @@ class PartitionPlanner(Planner):
     def __init__(self, allocator: LeastBlocking, now: float, releases: Releases) -> None:
         self.allocator = allocator
         self.now = now
-        held = sorted(
-            (max(end, now), allocator.partition_of(releases.running[index].placement).index)
-            for end, index, _ in releases.entries
-        )
+        running = allocator.running_partitions
+        held = sorted((max(end, now), running[index]) for end, index, _ in releases.entries)
         self.releases = [release for release, _ in held]
         conflicts = allocator.menu.conflicts
         # blocked[i]: the partitions in conflict with the i-th running partition by release
