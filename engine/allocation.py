@@ -73,6 +73,11 @@ class Allocator(ABC):
     def find(self, job: Job) -> Placement | None:
         """Where ``job`` would run now, or None if it cannot start now. Changes nothing."""
 
+    def fits(self, job: Job) -> bool:
+        """Whether :meth:`find` would place ``job`` now. Changes nothing; allocators that can
+        tell without choosing a placement override it."""
+        return self.find(job) is not None
+
     @abstractmethod
     def allocate(self, job: Job, placement: Placement) -> None:
         """Commit ``placement`` (a result of :meth:`find` in the current state) to ``job``."""

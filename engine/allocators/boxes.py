@@ -1,8 +1,13 @@
-"""Geometry of free boxes on meshes and tori: summed-area tables and window sums.
+"""Geometry of free boxes on meshes and tori: summed-area tables, window sums and window maxima.
 
 A busy mask's summed table is built once (O(cells)); the busy count of every placement of any box
 is then O(1) per position by inclusion-exclusion over the box's corners. Along wrapping axes the
-mask is doubled before the table is built, so boxes can run past the edge of a torus.
+mask is doubled before the table is built, so boxes can run past the edge of a torus. The maximum
+of per-cell values (release times) over every placement of a box takes O(cells · log extent)
+with a doubling sliding maximum along each axis.
+
+"Scan order" is by z, then y, then x (row by row from the origin): the order of a start-position
+array transposed (:func:`scan_view`).
 """
 
 from __future__ import annotations
@@ -69,7 +74,47 @@ def window_sums(
 
 
 def free_starts(sums: np.ndarray) -> np.ndarray:
-    """Start positions (k × d) where a window sum is zero, in scan order: by z, then y, then x
-    (row by row from the origin)."""
-    order = tuple(range(sums.ndim - 1, -1, -1))
-    return np.argwhere(sums.transpose(order) == 0)[:, ::-1]
+    """Start positions (k × d) where a window sum is zero, in scan order."""
+    return scan_positions(sums == 0)
+
+
+def scan_view(values: np.ndarray) -> np.ndarray:
+    """An array over start positions with its axes reversed, so C order is scan order."""
+    return values.transpose(tuple(range(values.ndim - 1, -1, -1)))
+
+
+def scan_positions(mask: np.ndarray) -> np.ndarray:
+    """Start positions (k × d) where ``mask`` is true, in scan order."""
+    return np.argwhere(scan_view(mask))[:, ::-1]
+
+
+def scan_start(shape: Sequence[int], k: int) -> tuple[int, ...]:
+    """The start position at index ``k`` of scan order over start positions of ``shape``."""
+    start = []
+    for extent in shape:
+        k, r = divmod(k, extent)
+        start.append(r)
+    return tuple(start)
+
+
+def window_max(values: np.ndarray, box: Box, wrap: Sequence[bool]) -> np.ndarray:
+    """The maximum of ``values`` inside the box placed at every start position (an array over
+    start positions, as :func:`window_sums`)."""
+    out = values
+    for axis, (extent, wraps) in enumerate(zip(box, wrap, strict=True)):
+        dim = values.shape[axis]
+        line = np.moveaxis(out, axis, 0)
+        if wraps:
+            line = np.concatenate([line, line[: extent - 1]])
+        out = np.moveaxis(_sliding_max(line, extent, dim if wraps else dim - extent + 1), 0, axis)
+    return out
+
+
+def _sliding_max(line: np.ndarray, extent: int, starts: int) -> np.ndarray:
+    """Maxima of ``line`` over [i, i + extent) along axis 0 for i < ``starts``: spans double
+    until the next would pass ``extent``, then two overlapping spans cover each window."""
+    span = 1
+    while 2 * span <= extent:
+        line = np.maximum(line[:-span], line[span:])
+        span *= 2
+    return np.maximum(line[:starts], line[extent - span : extent - span + starts])

@@ -5,7 +5,8 @@ rule on 2D machines and every box of its volume on 3D ones), and with ``--rotate
 rotations (90° in 2D, every axis permutation in 3D). The candidate positions of a box are found
 with a summed-area table of the busy cells: O(cells) numpy work per box, cached for the current
 occupancy; on a torus the table is built over the array padded with its own first slices, so
-boxes wrap around. Then each allocator picks among the candidates:
+boxes wrap around. Then each allocator picks among the candidates (boolean arrays over start
+positions):
 
 - ``first-fit``: the first free position in scan order (by z, then y, then x: row by row from
   the origin), trying the request's boxes in order;
@@ -23,13 +24,16 @@ boxes wrap around. Then each allocator picks among the candidates:
 - ``max-free-box`` (Krevat et al., seed 002 §2): the position that leaves the largest free box
   (volume) in the machine; ties by scan order.
 
-A query that cannot fit (more nodes than are free, or a box no smaller than one that already
-failed in this occupancy) is answered without any array work, which is what keeps aggressive
-out-of-order scheduling cheap at saturation.
+Two frontiers remember which boxes fit: a box no smaller than one that failed cannot fit until
+cells are released, and a box no larger than one that fitted still fits until cells are taken
+(each an array over the leading extents, holding the bounding last extent; O(1) to ask, O(cells)
+numpy to record). A query that cannot fit (more nodes than are free, or a box known not to fit)
+is answered without any array work, which is what keeps aggressive out-of-order scheduling and
+backfilling's "does it fit at all" question cheap at saturation.
 
-Complexity per decision: O(cells) numpy work per candidate box for first/best fit and MPL;
-max-free-box adds, per candidate position, a search over box shapes in decreasing volume, each
-O(cells), stopping at the first shape that still fits.
+Complexity per decision: O(cells) numpy work per candidate box for first/best fit and MPL, O(1)
+for a box the frontiers already answer; max-free-box adds, per candidate position, a search over
+box shapes in decreasing volume, each O(cells), stopping at the first shape that still fits.
 """
 
 from __future__ import annotations
@@ -40,12 +44,22 @@ from itertools import permutations, product
 import numpy as np
 
 from engine.allocation import ALLOCATORS, DOWN, FREE, RESERVED, Allocator, Placement
-from engine.allocators.boxes import Box, free_starts, summed_table, window_sums
+from engine.allocators.boxes import (
+    Box,
+    scan_positions,
+    scan_start,
+    scan_view,
+    summed_table,
+    window_sums,
+)
 from engine.allocators.grid_planner import GridPlanner
 from engine.jobs import Job
 from engine.machines import Machine
 from engine.planning import Planner, Releases
 from engine.shapes import ShapeRequest, request_for
+
+_UNKNOWN = Placement((), 0, "unknown")
+"""Marks a question not yet answered in the current occupancy (None means "does not fit")."""
 
 
 class BoxAllocator(Allocator):
@@ -61,19 +75,16 @@ class BoxAllocator(Allocator):
         self.rule = "square" if len(self.dims) == 2 else "box"
         self._owner = np.full(self.dims, FREE, dtype=np.int64)
         self._free = int(np.prod(self.dims))
-        self._version = 0
         self._table: np.ndarray | None = None
-        self._windows: dict[Box, np.ndarray] = {}
+        self._masks: dict[Box, np.ndarray | None] = {}
         self._requests: dict[tuple, tuple[ShapeRequest, list[Box]]] = {}
         self._offsets: dict[Box, np.ndarray] = {}
         self._shapes: list[tuple[Box, int]] | None = None
         self._periphery: dict[Box, np.ndarray] = {}
-        self.any_wrap = any(self.wrap)
-        self.dims_array = np.array(self.dims)
-        self.strides = np.array(
-            [int(np.prod(self.dims[a + 1 :])) for a in range(len(self.dims))], dtype=np.int64
-        )
-        self._failed: list[Box] = []
+        self.strides = [int(np.prod(self.dims[a + 1 :])) for a in range(len(self.dims))]
+        leading = tuple(d + 1 for d in self.dims[:-1])
+        self._no_fit = np.full(leading, self.dims[-1] + 1, dtype=np.int64)
+        self._fit = np.zeros(leading, dtype=np.int64)
         self._answers: dict[tuple, Placement | None] = {}
 
     # ------------------------------------------------------------------ occupancy
@@ -89,34 +100,45 @@ class BoxAllocator(Allocator):
     def owners(self) -> np.ndarray:
         return self._owner.reshape(-1).copy()
 
-    def _changed(self) -> None:
-        self._version += 1
+    def _changed(self, *, taken: bool | None = None) -> None:
+        """Forget what depended on the occupancy. ``taken`` True: cells were only taken (boxes
+        that did not fit still do not); False: only released (boxes that fitted still fit);
+        None: any change."""
         self._table = None
-        self._windows.clear()
-        self._failed.clear()
+        self._masks.clear()
         self._answers.clear()
+        if taken is not False:
+            self._fit.fill(0)
+        if taken is not True:
+            self._no_fit.fill(self.dims[-1] + 1)
 
     def withdraw(self, cell: int, state: int) -> None:
         flat = self._owner.reshape(-1)
         if flat[cell] == FREE:
             self._free -= 1
         flat[cell] = state
-        self._changed()
+        self._changed(taken=True)
 
     def restore(self, cell: int) -> None:
         self._owner.reshape(-1)[cell] = FREE
         self._free += 1
-        self._changed()
+        self._changed(taken=False)
 
     def withdrawn(self) -> np.ndarray:
         """Cells out of service (failed or reserved) as a boolean array of the machine's shape."""
         return np.isin(self._owner, (DOWN, RESERVED))
 
     def cells_of(self, start: Sequence[int], box: Box) -> np.ndarray:
-        """Flat cell indices of ``box`` placed at ``start`` (wrapping on tori)."""
-        axes = [(np.arange(s, s + e) % d) for s, e, d in zip(start, box, self.dims, strict=True)]
-        grid = np.ix_(*axes)
-        return np.ravel_multi_index(grid, self.dims).reshape(-1)
+        """Flat cell indices of ``box`` placed at ``start`` (wrapping on tori), in C order of
+        the box (x slowest)."""
+        if any(s + e > d for s, e, d in zip(start, box, self.dims, strict=True)):
+            axes = [np.arange(s, s + e) % d for s, e, d in zip(start, box, self.dims, strict=True)]
+            return np.ravel_multi_index(np.ix_(*axes), self.dims).reshape(-1)
+        offsets = self._offsets.get(box)
+        if offsets is None:
+            axes = [np.arange(e) for e in box]
+            offsets = self._offsets[box] = np.ravel_multi_index(np.ix_(*axes), self.dims).ravel()
+        return offsets + sum(s * k for s, k in zip(start, self.strides, strict=True))
 
     # ------------------------------------------------------------------ requests
 
@@ -144,37 +166,68 @@ class BoxAllocator(Allocator):
     ) -> np.ndarray:
         """Start positions (k × d, scan order) where ``box`` is entirely free."""
         if busy is None:
-            cached = self._windows.get(box)
-            if cached is None:
-                if self._table is None:
-                    self._table = summed_table(self.busy(), self.wrap)
-                cached = free_starts(window_sums(self._table, self.dims, box, self.wrap))
-                self._windows[box] = cached
-            return cached
+            mask = self._free_mask(box)
+            if mask is None:
+                return np.zeros((0, len(self.dims)), dtype=np.intp)
+            return scan_positions(mask)
         table = summed_table(busy, self.wrap) if table is None else table
-        return free_starts(window_sums(table, self.dims, box, self.wrap))
+        return scan_positions(window_sums(table, self.dims, box, self.wrap) == 0)
 
-    def _dominated(self, box: Box) -> bool:
-        return any(all(b >= f for b, f in zip(box, failed, strict=True)) for failed in self._failed)
+    def _free_mask(self, box: Box) -> np.ndarray | None:
+        """Where ``box`` is entirely free now (a boolean array over start positions), None when
+        nowhere; cached for the current occupancy and recorded in the frontiers."""
+        if box in self._masks:
+            return self._masks[box]
+        if self._table is None:
+            self._table = summed_table(self.busy(), self.wrap)
+        mask: np.ndarray | None = window_sums(self._table, self.dims, box, self.wrap) == 0
+        lead, last = box[:-1], box[-1]
+        if mask.any():  # type: ignore[union-attr]
+            region = self._fit[tuple(slice(0, e + 1) for e in lead)]
+            np.maximum(region, last, out=region)
+        else:
+            mask = None
+            region = self._no_fit[tuple(slice(e, None) for e in lead)]
+            np.minimum(region, last, out=region)
+        self._masks[box] = mask
+        return mask
+
+    def _known_not_to_fit(self, box: Box) -> bool:
+        return box[-1] >= self._no_fit[box[:-1]]
+
+    def fits(self, job: Job) -> bool:
+        if job.size > self._free:
+            return False
+        answer = self._answers.get((job.size, job.shape), _UNKNOWN)
+        if answer is not _UNKNOWN:
+            return answer is not None
+        request, boxes = self.boxes_for(job)
+        if request.volume > self._free:
+            return False
+        fit = self._fit
+        if any(box[-1] <= fit[box[:-1]] for box in boxes):
+            return True
+        return any(
+            not self._known_not_to_fit(box) and self._free_mask(box) is not None for box in boxes
+        )
 
     def find(self, job: Job) -> Placement | None:
         if job.size > self._free:
             return None
         key = (job.size, job.shape)
-        if key in self._answers:
-            return self._answers[key]
+        answer = self._answers.get(key, _UNKNOWN)
+        if answer is not _UNKNOWN:
+            return answer
         request, boxes = self.boxes_for(job)
         answer = None
         if request.volume <= self._free:
             candidates = []
             for box in boxes:
-                if self._dominated(box):
+                if self._known_not_to_fit(box):
                     continue
-                positions = self.free_positions(box)
-                if len(positions) == 0:
-                    self._failed.append(box)
-                else:
-                    candidates.append((box, positions))
+                mask = self._free_mask(box)
+                if mask is not None:
+                    candidates.append((box, mask))
             if candidates:
                 box, start = self.choose(candidates, self.busy())
                 answer = self._placement(box, start, request.volume)
@@ -188,23 +241,24 @@ class BoxAllocator(Allocator):
 
     def choose(
         self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
-    ) -> tuple[Box, np.ndarray]:
-        """The allocator's pick among free (box, positions) candidates (positions in scan
-        order); the default is first fit."""
-        box, positions = candidates[0]
-        return box, positions[0]
+    ) -> tuple[Box, tuple[int, ...]]:
+        """The allocator's pick among free candidates: each a box and a boolean array over its
+        start positions, true where it is entirely free (at least one is). The default is first
+        fit: the first free position in scan order of the first box."""
+        box, mask = candidates[0]
+        return box, scan_start(mask.shape, int(np.argmax(scan_view(mask))))
 
     def allocate(self, job: Job, placement: Placement) -> None:
         flat = self._owner.reshape(-1)
         flat[list(placement.cells)] = job.index
         self._free -= len(placement.cells)
-        self._changed()
+        self._changed(taken=True)
 
     def release(self, job: Job, placement: Placement) -> None:
         flat = self._owner.reshape(-1)
         flat[list(placement.cells)] = FREE
         self._free += len(placement.cells)
-        self._changed()
+        self._changed(taken=False)
 
     # ------------------------------------------------------------------ planning
 
@@ -220,9 +274,9 @@ class BoxAllocator(Allocator):
             table = summed_table(busy, self.wrap)
         candidates = []
         for box in boxes:
-            positions = self.free_positions(box, busy, table)
-            if len(positions):
-                candidates.append((box, positions))
+            mask = window_sums(table, self.dims, box, self.wrap) == 0
+            if mask.any():
+                candidates.append((box, mask))
         if not candidates:
             return None
         box, start = self.choose(candidates, busy)
@@ -300,13 +354,14 @@ class BestFit(BoxAllocator):
 
     def choose(
         self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
-    ) -> tuple[Box, np.ndarray]:
-        best: tuple[int, int, Box, np.ndarray] | None = None
-        for order, (box, positions) in enumerate(candidates):
+    ) -> tuple[Box, tuple[int, ...]]:
+        best: tuple[int, int, Box, tuple[int, ...]] | None = None
+        for order, (box, mask) in enumerate(candidates):
+            positions = scan_positions(mask)
             score = contact(busy, box, positions, self.wrap)
             k = int(np.argmax(score))
             if best is None or score[k] > best[0]:
-                best = (int(score[k]), order, box, positions[k])
+                best = (int(score[k]), order, box, tuple(positions[k].tolist()))
         assert best is not None
         return best[2], best[3]
 
@@ -342,18 +397,20 @@ class MaximumPeripheralLength(BoxAllocator):
 
     def choose(
         self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
-    ) -> tuple[Box, np.ndarray]:
-        best: tuple[int, int, Box, np.ndarray] | None = None
-        for order, (box, positions) in enumerate(candidates):
+    ) -> tuple[Box, tuple[int, ...]]:
+        best: tuple[int, Box, np.ndarray, int] | None = None
+        for box, mask in candidates:
             grid = self._periphery.get(box)
             if grid is None:
-                grid = self._periphery[box] = periphery_grid(box, self.dims, self.wrap)
-            score = grid[tuple(positions.T)]
+                grid = self._periphery[box] = scan_view(
+                    periphery_grid(box, self.dims, self.wrap)
+                ).copy()
+            score = np.where(scan_view(mask), grid, -1).ravel()
             k = int(np.argmax(score))
             if best is None or score[k] > best[0]:
-                best = (int(score[k]), order, box, positions[k])
+                best = (int(score[k]), box, mask, k)
         assert best is not None
-        return best[2], best[3]
+        return best[1], scan_start(best[2].shape, best[3])
 
 
 def periphery_grid(box: Box, dims: Sequence[int], wrap: Sequence[bool]) -> np.ndarray:
@@ -386,15 +443,16 @@ class MaxFreeBox(BoxAllocator):
 
     def choose(
         self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
-    ) -> tuple[Box, np.ndarray]:
-        best: tuple[int, int, int, Box, np.ndarray] | None = None
+    ) -> tuple[Box, tuple[int, ...]]:
+        best: tuple[int, int, int, Box, tuple[int, ...]] | None = None
         table = summed_table(busy, self.wrap)
         ceiling = self.largest_free_box(busy, table)[1]
-        for order, (box, positions) in enumerate(candidates):
+        for order, (box, mask) in enumerate(candidates):
+            positions = scan_positions(mask)
             volumes = self._remaining_largest(busy, table, ceiling, box, positions)
             k = int(np.argmax(volumes))
             if best is None or volumes[k] > best[0]:
-                best = (int(volumes[k]), order, k, box, positions[k])
+                best = (int(volumes[k]), order, k, box, tuple(positions[k].tolist()))
         assert best is not None
         return best[3], best[4]
 

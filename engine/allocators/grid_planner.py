@@ -8,8 +8,11 @@ occupancy: at now and at each later release or adjustment end, the cells still b
 every adjustment overlapping the job's interval, are taken, and the allocator's own rule looks
 for a box on what remains (DESIGN.md, "Scheduling"; issue 3 §5).
 
-Cost: O(cells) numpy per candidate time plus the allocator's search; times where too few cells
-are free are skipped without a search.
+Cost: O(cells) numpy per candidate time plus the allocator's search; times before the earliest
+release of any placement of the job's boxes (the minimum over positions of the latest release in
+the box: a doubling sliding maximum, O(cells · log extent) per box) and times where too few cells
+are free are skipped without a search. Without adjustments that earliest release is the answer's
+time, so the head's EASY reservation costs one search.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.allocation import FREE, Placement
-from engine.allocators.boxes import summed_table
+from engine.allocators.boxes import Box, summed_table, window_max
 from engine.jobs import Job
 from engine.planning import Planner, Releases, Slot, span_end
 
@@ -66,10 +69,23 @@ class GridPlanner(Planner):
     def _changed(self) -> None:
         self._masks.clear()
 
+    def _first_release(self, boxes: list[Box]) -> float:
+        """The earliest time at which some box of ``boxes`` is entirely released (-inf: free
+        now; inf: never), ignoring adjustments, which only take cells away."""
+        release = self.release.reshape(self.allocator.dims)
+        wrap = self.allocator.wrap
+        return min((float(window_max(release, box, wrap).min()) for box in boxes), default=inf)
+
     def earliest(self, job: Job, duration: float) -> Slot | None:
-        volume = self.allocator.boxes_for(job)[0].volume
+        request, boxes = self.allocator.boxes_for(job)
+        volume = request.volume
+        first = self._first_release(boxes)
+        if first == inf:
+            return None
         candidates = sorted({*self.times, *(b for _, b, _ in self.adjust if b > self.now)})
         for t in candidates:
+            if t < first:
+                continue
             busy, table, free = self._busy(t, span_end(t, duration))
             if free < volume:
                 continue
@@ -101,7 +117,7 @@ class GridPlanner(Planner):
     ) -> Placement | None:
         """A box free now that no reservation overlapping [now, now + duration) needs. A job that
         does not fit the real occupancy is refused at the allocator's cached price."""
-        if find(job) is None:
+        if not self.allocator.fits(job):
             return None
         busy, table, free = self._busy(self.now, span_end(self.now, duration))
         if free < self.allocator.boxes_for(job)[0].volume:

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.allocation import ALLOCATORS, FREE
-from engine.allocators.boxes import summed_table, window_sums
+from engine.allocators.boxes import summed_table, window_max, window_sums
 from engine.jobs import Job
 from engine.machines import load_machine
 from engine.policy import Policy
@@ -210,6 +210,62 @@ def test_summed_table_window_sums_match_brute_force():
         for x, y in np.ndindex(*sums.shape):
             cells = [((x + i) % 6, (y + j) % 5) for i in range(2) for j in range(3)]
             assert sums[x, y] == sum(busy[c] for c in cells)
+
+
+def test_window_max_matches_brute_force():
+    rng = np.random.default_rng(4)
+    for shape, box_ in (((6, 5), (2, 3)), ((6, 5), (6, 1)), ((4, 3, 5), (3, 2, 4))):
+        values = rng.random(shape)
+        for wrap in ((False,) * len(shape), (True,) * len(shape), (True,) + (False,) * 2):
+            wrap = wrap[: len(shape)]
+            out = window_max(values, box_, wrap)
+            for start in np.ndindex(*out.shape):
+                axes = [
+                    [(s + i) % d for i in range(e)]
+                    for s, e, d in zip(start, box_, shape, strict=True)
+                ]
+                assert out[start] == values[np.ix_(*axes)].max()
+
+
+def fresh_copy(alloc):
+    """An allocator of the same kind holding the same occupancy and remembering nothing."""
+    twin = type(alloc)(alloc.machine, np.random.default_rng(1), rotate=alloc.rotate)
+    twin._owner[...] = alloc._owner
+    twin._free = alloc.free_nodes
+    twin._changed()
+    return twin
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    dims=st.sampled_from([(6, 5), (4, 4), (3, 3, 2)]),
+    wrap=st.booleans(),
+    seed=st.integers(0, 10**6),
+    name=st.sampled_from(["first-fit", "best-fit", "mpl", "max-free-box"]),
+    rotate=st.booleans(),
+)
+def test_remembered_fits_never_change_an_answer(dims, wrap, seed, name, rotate):
+    """The fit and no-fit frontiers kept across allocations and releases answer every query as
+    an allocator that remembers nothing would."""
+    machine = load_machine(str(DATA / "mesh5x4.toml"))
+    spec = machine.spec.__class__(dims, (wrap,) * len(dims))
+    machine = machine.__class__(name="t", topology="torus" if wrap else "mesh", spec=spec)
+    alloc = ALLOCATORS.get(name)(machine, np.random.default_rng(1), rotate=rotate)
+    rng = np.random.default_rng(seed)
+    running = []
+    for step in range(30):
+        shape = tuple(int(rng.integers(1, d + 1)) for d in dims)
+        request = job(step, shape)
+        twin = fresh_copy(alloc)
+        fits = alloc.fits(request)
+        placement = alloc.find(request)
+        assert placement == twin.find(request)
+        assert fits == (placement is not None)
+        if placement is not None and rng.random() < 0.7:
+            alloc.allocate(request, placement)
+            running.append((request, placement))
+        elif running:
+            alloc.release(*running.pop(int(rng.integers(len(running)))))
 
 
 @pytest.mark.parametrize("name", ["first-fit", "best-fit", "mpl", "max-free-box"])
