@@ -5,5 +5,6 @@ links and XY routing, ``traffic`` the communication and I/O patterns, ``state`` 
 a set of running jobs, ``dispersal`` and ``balance`` the Ch. IV and Ch. VII metrics, ``layouts``
 the static analysis of the five spatial layouts (Tables 5 and 6), ``matrix`` the link-contention
 matrix of Figs. 48 and 50, ``runtime`` the contention-dependent service-time model,
-``workload`` the synthetic I/O workload of Table 7 and ``benchmarks`` the speed measurements.
+``workload`` the synthetic I/O workload of Table 7, ``observer`` the per-job and time-weighted
+contention of a whole run and ``benchmarks`` the speed measurements.
 """
