@@ -77,6 +77,9 @@ TIMED = ("intra_contention", "inter_contention", "max_contention", "throughput_m
 JOB_COLUMNS = (*DISPERSAL, "balance", "pairs", *TIMED, "inter_contention_max")
 """The per-job columns the observer adds to the jobs CSV."""
 
+SPAN = ("max_contention", "balance", "shared_links", "network_throughput_mb_s")
+"""System values time-weighted over [first start, last end] (idle time counts 0)."""
+
 
 @dataclass
 class _Running:
@@ -125,9 +128,7 @@ class ContentionObserver:
         self.done: dict[int, JobContention] = {}
         self.last = 0.0
         self.values = np.zeros((0, len(TIMED)))
-        self.span = {k: SampledMetric() for k in ("max_contention", "balance")}
-        self.span["shared_links"] = SampledMetric()
-        self.span["network_throughput_mb_s"] = SampledMetric()
+        self.span = {k: SampledMetric() for k in SPAN}
         self.busy_time = 0.0
         self.busy = {k: 0.0 for k in ("intra_contention", "inter_contention", *DISPERSAL)}
         self.busy_now = dict.fromkeys(self.busy, 0.0)
