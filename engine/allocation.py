@@ -51,11 +51,17 @@ class Placement(NamedTuple):
 
 
 class Allocator(ABC):
-    """Decides where jobs run on one machine; owns the occupancy of that machine."""
+    """Decides where jobs run on one machine; owns the occupancy of that machine.
+
+    ``stable_refusals``: a job :meth:`find` refuses stays refused while nothing is released,
+    whatever else arrives or time passes, and :meth:`planner` counts nodes; the engine may then
+    skip re-trying such jobs in later passes (:meth:`engine.simulation.Simulation._pass`).
+    """
 
     name: ClassVar[str] = ""
     topologies: ClassVar[frozenset[str]] = frozenset()
     complexity: ClassVar[str] = ""
+    stable_refusals: ClassVar[bool] = False
 
     def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
         self.machine = machine

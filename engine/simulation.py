@@ -409,29 +409,43 @@ class Simulation:
         self.queue.add(job)
         self.stats.arrivals += 1
         self._emit("arrival", job.job_id)
-        self._request_pass()
+        self._pass_pending = True
 
     def _request_pass(self) -> None:
+        """Ask for the instant's pass after something other than an arrival: the jobs the last
+        pass left waiting must all be tried again."""
         self._pass_pending = True
+        self._settled = 0
 
     # -------------------------------------------------------------------------- scheduling
 
     def _make_planner(self) -> Planner:
-        releases = Releases(self.env.now, self._ends.copy(), self.running)
-        return self.allocator.planner(self.env.now, releases)
+        now = self.env._now
+        return self.allocator.planner(now, Releases(now, self._ends.copy(), self.running))
 
     def _pass(self) -> None:
         """The one scheduling pass of an instant, after all its completions, actions and
-        arrivals (DESIGN.md, "Event order at one instant")."""
+        arrivals (DESIGN.md, "Event order at one instant").
+
+        A pass is *settled* when the last pass left ``_settled`` jobs waiting and only arrivals
+        happened since, under a policy whose refusals are stable (``_incremental``: arrival
+        order, incremental discipline and backfilling, an allocator with stable refusals, no
+        migration or pairing) and with no running job past its estimate (so a node-count
+        reservation is where it was). Those jobs could not start then and cannot now, so the
+        pass only tries the new arrivals behind them: the same starts as a full pass."""
         self._pass_pending = False
-        now = self.env.now
+        now = self.env._now
         allocator = self.allocator
         allocator.now = now
         queue = self.queue.ordered(now)
+        settled = self._settled
+        if settled and self._ends and self._ends[0][0] <= now:
+            settled = 0
         if queue:
             ctx = self._ctx
             ctx.now = now
             ctx.queue = queue
+            ctx.settled = settled
             ctx.smallest = self.queue.min_size()
             ctx.early_release = self._early_release
             ctx.started = set()
@@ -449,7 +463,8 @@ class Simulation:
             for index in ctx.started:
                 remove(running[index].job)
         self._early_release = False
-        if not self.queue.jobs:
+        self._settled = len(self.queue.jobs) if self._incremental else 0
+        if not self._clocked or not self.queue.jobs:
             return
         wake = allocator.next_change(now)
         if wake is not None and wake > now and wake != self._wake_at:
@@ -478,7 +493,7 @@ class Simulation:
         allocator = self.allocator
         for job, old in moved:
             allocator.release(job, old)
-        now = self.env.now
+        now = self.env._now
         for job, _ in moved:
             new = plan[job.index]
             allocator.allocate(job, new)
@@ -494,7 +509,7 @@ class Simulation:
         return True
 
     def _start_job(self, job: Job, placement: Placement) -> None:
-        now = self.env.now
+        now = self.env._now
         index = job.index
         self.allocator.allocate(job, placement)
         self.running[index] = RunningJob(job, now, placement)
@@ -526,7 +541,7 @@ class Simulation:
     def _reschedule(self) -> None:
         """Move the completions of running jobs to the ends the runtime model gives now."""
         self._model_dirty = False
-        now = self.env.now
+        now = self.env._now
         for index, end in sorted(self._model.ends(now).items()):
             tick = self._end_ticks.get(index)
             if tick is None or tick.time != end:
@@ -536,7 +551,8 @@ class Simulation:
                 self._end_ticks[index] = new
 
     def _finish_job(self, index: int, *, killed: bool) -> RunningJob:
-        now = self.env.now
+        now = self.env._now
+        self._settled = 0
         r = self.running.pop(index)
         tick = self._end_ticks.pop(index, None)
         if tick is not None:
@@ -628,6 +644,7 @@ class Simulation:
 
     def submit_job(self, size: int, runtime: float, estimate: float, user: int, queue: int) -> Job:
         """A new job submitted now by the operator."""
+        self._settled = 0
         if size < 1 or size > self.machine.nodes:
             raise MeshsimError(f"job size must be 1..{self.machine.nodes}, got {size}")
         if runtime < 0:
@@ -650,12 +667,14 @@ class Simulation:
         return job
 
     def hold_job(self, job_id: int) -> None:
+        self._settled = 0
         job = self._waiting_job(job_id)
         self.queue.remove(job)
         self._backfill.forget(job)
         self.held[job.index] = job
 
     def release_job(self, job_id: int) -> None:
+        self._settled = 0
         index = self.job_index(job_id)
         job = self.held.pop(index, None)
         if job is None:
@@ -663,6 +682,7 @@ class Simulation:
         self.queue.add(job)
 
     def cancel_job(self, job_id: int) -> None:
+        self._settled = 0
         index = self.job_index(job_id)
         if index in self.running:
             self._finish_job(index, killed=True)
@@ -698,6 +718,17 @@ class Simulation:
         ctx.allocator = self.allocator
         ctx.arrival_order = self._order.arrival_order
         ctx.pairs = type(self.allocator).companion is not Allocator.companion
+        self._clocked = type(self.allocator).next_change is not Allocator.next_change
+        self._incremental = (
+            self._order.arrival_order
+            and not self._order.dynamic
+            and self._discipline.incremental
+            and self._backfill.incremental
+            and self.allocator.stable_refusals
+            and not self.policy.migrate
+            and not ctx.pairs
+        )
+        self._settled = 0
 
     # ------------------------------------------------------------------------------ units
     #
@@ -808,6 +839,7 @@ class Simulation:
 
     def _settle(self, cells: Iterable[int]) -> None:
         """Bring ``cells`` to the state the operator asked for, as far as their jobs allow."""
+        self._settled = 0
         owners = self.allocator.owners()
         for cell in sorted(cells):
             want = DOWN if cell in self._down else RESERVED if self._covering(cell) else FREE

@@ -23,6 +23,7 @@ class FlatAllocator(Allocator):
     name = "flat"
     topologies = frozenset({"flat", "mesh", "torus"})
     complexity = "O(1) per decision on a flat machine; O(cells) on a grid"
+    stable_refusals = True
 
     def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
         super().__init__(machine, rng, rotate=rotate)
@@ -46,6 +47,9 @@ class FlatAllocator(Allocator):
             return placement
         cells = np.flatnonzero(self._owner == FREE)[: job.size]
         return Placement(tuple(cells.tolist()), job.size, f"{job.size} nodes")
+
+    def fits(self, job: Job) -> bool:
+        return job.size <= self._free
 
     def allocate(self, job: Job, placement: Placement) -> None:
         self._free -= placement.nodes

@@ -28,11 +28,13 @@ from engine.scheduling.context import PassContext
 
 
 class Backfill(ABC):
-    """A backfilling policy. If ``owns_starts`` it decides every start itself (no discipline)."""
+    """A backfilling policy. If ``owns_starts`` it decides every start itself (no discipline).
+    An ``incremental`` policy honours ``ctx.settled``: it tries only the jobs after them."""
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     owns_starts: ClassVar[bool] = False
+    incremental: ClassVar[bool] = False
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
@@ -58,6 +60,7 @@ class NoBackfill(Backfill):
 
     name = "none"
     description = "no backfilling"
+    incremental = True
 
     def run(self, ctx: PassContext, head: int | None) -> None:
         return None
@@ -69,14 +72,20 @@ class EasyBackfill(Backfill):
 
     name = "easy"
     description = "EASY: reserve for the blocked head; others may start if they do not delay it"
+    incremental = True
 
     # Jobs that do not fit the machine now are set aside before the head's reservation is
     # computed (starting jobs only takes space away); when none fits, no reservation is needed.
+    # In a settled pass the head and its reservation are those of the last pass (nothing was
+    # released since), and so are the free and extra nodes the last pass left (``_left``). The
+    # reservation time given by ``why`` is the one last computed for the unchanged head: a full
+    # pass that finds nothing to backfill does not compute it, a settled pass keeps it.
 
     def __init__(self, policy: Policy) -> None:
         super().__init__(policy)
         self.head: Job | None = None
         self.slot: Slot | None = None
+        self._left: Shadow | None = None
 
     def why(self, job: Job) -> str | None:
         if self.head is None or job == self.head:
@@ -85,7 +94,9 @@ class EasyBackfill(Backfill):
         return f"would delay job {self.head.job_id}{when} (EASY)"
 
     def run(self, ctx: PassContext, head: int | None) -> None:
-        self.head = self.slot = None
+        settled = ctx.settled
+        if head is None or not settled:
+            self.head = self.slot = self._left = None
         if head is None:
             return
         queue = ctx.queue
@@ -97,10 +108,13 @@ class EasyBackfill(Backfill):
             return
         hopeful = [
             job
-            for job in queue[head + 1 :]
+            for job in queue[max(head + 1, settled) :]
             if job.size <= free and job.index not in started and allocator.fits(job)
         ]
         if not hopeful:
+            return
+        if settled and self._left is not None:
+            self._by_counts(ctx, self._left, hopeful)
             return
         planner = ctx.planner()
         shadow = None if ctx.pairs else planner.shadow(first)
@@ -131,12 +145,13 @@ class EasyBackfill(Backfill):
         free, extra = shadow.free, shadow.extra
         self.slot = None if when == inf else Slot(when)
         allocator = ctx.allocator
-        started = ctx.started
+        idle = allocator.free_nodes
         for job in hopeful:
-            if job.index in started or allocator.free_nodes < job.size or job.size > free:
+            size = job.size
+            if size > idle or size > free:
                 continue
             across = now < when < span_end(now, job.estimate)
-            if across and job.size > extra:
+            if across and size > extra:
                 continue
             placement = allocator.find(job)
             if placement is None:
@@ -145,9 +160,11 @@ class EasyBackfill(Backfill):
             if nodes > free or (across and nodes > extra):
                 continue
             ctx.start(job, placement)
+            idle = allocator.free_nodes
             free -= nodes
             if across:
                 extra -= nodes
+        self._left = Shadow(when, free, extra)
 
 
 @BACKFILLS.register("conservative")

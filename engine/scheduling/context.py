@@ -35,7 +35,9 @@ class RunStats:
 class PassContext:
     """One scheduling pass at time ``now``: ``queue`` in priority order (read-only during the
     pass; started jobs leave it when the pass ends), ``smallest`` the smallest size in it (no job
-    can start when fewer nodes are free). ``early_release`` says whether a job ended
+    can start when fewer nodes are free). ``settled`` counts the leading jobs of ``queue`` known
+    not to start in this pass (0: none known; see :meth:`engine.simulation.Simulation._pass`).
+    ``early_release`` says whether a job ended
     before its estimate since the last pass; ``arrival_order`` whether the queue order is
     arrival order (FCFS); ``pairs`` whether the allocator pairs jobs (it overrides
     :meth:`~engine.allocation.Allocator.companion`); ``guard``, set by a backfilling policy
@@ -47,6 +49,7 @@ class PassContext:
     start_job: Callable[[Job, Placement], None]
     make_planner: Callable[[], Planner]
     smallest: int = 0
+    settled: int = 0
     early_release: bool = False
     started: set[int] = field(default_factory=set)
     arrival_order: bool = True

@@ -18,10 +18,13 @@ from engine.scheduling.context import PassContext
 
 
 class Discipline(ABC):
-    """A start rule over the queue in priority order."""
+    """A start rule over the queue in priority order. An ``incremental`` discipline honours
+    ``ctx.settled`` (:class:`~engine.scheduling.context.PassContext`): it skips the jobs known not
+    to start, and its blocked head is then the first of them."""
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    incremental: ClassVar[bool] = False
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
@@ -48,8 +51,12 @@ class Strict(Discipline):
 
     name = "fcfs"
     description = "strict order: the first job that does not fit blocks all others"
+    incremental = True
 
     def select(self, ctx: PassContext) -> int | None:
+        if ctx.settled:
+            self.blocked = ctx.queue[0]
+            return 0
         find = ctx.allocator.find
         started = ctx.started
         for position, job in enumerate(ctx.queue):
@@ -71,12 +78,16 @@ class OutOfOrder(Discipline):
 
     name = "oo"
     description = "aggressive out-of-order: any job that fits starts"
+    incremental = True
 
     def select(self, ctx: PassContext) -> int | None:
         find = ctx.allocator.find
         started = ctx.started
-        head: int | None = None
-        for position, job in enumerate(ctx.queue):
+        settled = ctx.settled
+        head: int | None = 0 if settled else None
+        queue = ctx.queue
+        for position in range(settled, len(queue)):
+            job = queue[position]
             if job.index in started:
                 continue
             placement = find(job)
