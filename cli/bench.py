@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
 from cli.output import out
-from engine.bench import SCENARIOS, run_child
+from engine.bench import SCENARIOS, Scenario, run_child
+from engine.registry import Registry
 
 
 def register(app: typer.Typer) -> None:
@@ -24,16 +26,27 @@ def bench(
         bool, typer.Option("--all", help="Include heavy scenarios (1M jobs).")
     ] = False,
     list_only: Annotated[bool, typer.Option("--list", help="List the scenarios.")] = False,
+    console: Annotated[
+        bool,
+        typer.Option(
+            "--console",
+            help="Run the operator console's scenarios (frame rate, frame time, memory).",
+        ),
+    ] = False,
 ) -> None:
     """Measure simulation speed and memory on fixed scenarios; compare with their targets."""
+    registry = console_scenarios() if console else SCENARIOS
     if list_only:
         table = Table(title="benchmark scenarios")
         for col in ("name", "what", "target"):
             table.add_column(col)
-        for name in SCENARIOS.names():
-            s = SCENARIOS.get(name)
+        for name in registry.names():
+            s = registry.get(name)
             table.add_row(name + (" (heavy)" if s.heavy else ""), s.description, s.target)
         out.print(table)
+        return
+    if console:
+        bench_console(names or registry.names())
         return
     chosen = names or [n for n in SCENARIOS.names() if heavy or not SCENARIOS.get(n).heavy]
     for name in chosen:
@@ -91,4 +104,33 @@ def bench(
                 "",
                 "same run without the command line's imports",
             )
+    out.print(table)
+
+
+def console_scenarios() -> Registry[Scenario]:
+    """The console's benchmark scenarios (imported only when asked for: they need Textual)."""
+    from tui.bench import CONSOLE_SCENARIOS
+
+    return CONSOLE_SCENARIOS
+
+
+def bench_console(names: list[str]) -> None:
+    """Run console scenarios, each in a fresh interpreter, and print every figure with its
+    target; the load average is printed because the figures depend on a quiet machine."""
+    from tui.bench import run_child
+
+    registry = console_scenarios()
+    for name in names:
+        registry.get(name)
+    table = Table(title="meshsim bench --console (headless console at 160x50)")
+    for col in ("scenario", "figure", "measured", "target", "met"):
+        table.add_column(col, justify="right" if col == "measured" else "left")
+    for name in names:
+        with out.status(f"running {name}"):
+            before = os.getloadavg()[0]
+            r = run_child(name)
+            after = os.getloadavg()[0]
+        for k, (figure, measured, target, met) in enumerate(r["figures"]):
+            table.add_row(name if k == 0 else "", figure, measured, target, met)
+        table.add_row("", "load average before / after", f"{before:.1f} / {after:.1f}", "", "")
     out.print(table)

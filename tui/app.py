@@ -165,7 +165,6 @@ class MeshsimApp(App[None]):
             self.action_toggle_live()
 
     def on_resize(self) -> None:
-        self.set_class(self.size.width < 110, "narrow")
         self.set_class(self.size.height < 30, "short")
 
     # ------------------------------------------------------------------ engine worker

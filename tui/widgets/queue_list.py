@@ -1,5 +1,9 @@
 """The waiting queue: a virtual list (Line API) that draws only the rows on screen.
 
+A pane too narrow for every column and a readable reason (:data:`REASON_MIN`) shows each job
+on two lines, the reason below its row, and keeps only the :data:`NARROW` columns when even
+those do not fit, so an 80×24 terminal still tells why each job waits.
+
 With 50,000 waiting jobs a table widget would build 50,000 rows per frame; this list keeps the
 snapshot's tuple of waiting jobs and renders the visible slice on demand, so a frame costs the
 same for 50 or 50,000 jobs (style anchors §3.4–3.5).
@@ -36,6 +40,12 @@ COLUMNS = (
     ("wait", 8),
     ("prio", 10),
 )
+
+NARROW = ("#", "job", "size", "est", "wait")
+"""The columns a pane narrower than all of them keeps."""
+
+REASON_MIN = 30
+"""Columns the reason needs beside the full row; a narrower pane lists jobs on two lines."""
 
 
 NEAR = 8
@@ -99,7 +109,7 @@ class QueueList(ScrollView, can_focus=True):
             self._jobs = snapshot.waiting
             self._reasons = snapshot.reasons
         self._now = snapshot.time
-        self.virtual_size = Size(self.size.width, len(self._jobs) + 1)
+        self.virtual_size = Size(self.size.width, len(self._jobs) * self._lines_per_job() + 1)
         position = self._position(self._selected_index)
         if position is not None:
             self.cursor = position
@@ -125,10 +135,24 @@ class QueueList(ScrollView, can_focus=True):
     def selected(self) -> Job | None:
         return self._jobs[self.cursor] if self._jobs else None
 
+    def _columns(self) -> tuple[tuple[str, int], ...]:
+        """Every column when they fit the pane's width, else the :data:`NARROW` ones."""
+        if self.size.width >= sum(w for _, w in COLUMNS):
+            return COLUMNS
+        return tuple(c for c in COLUMNS if c[0] in NARROW)
+
+    def _lines_per_job(self) -> int:
+        return 1 if self.size.width >= sum(w for _, w in COLUMNS) + REASON_MIN else 2
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.size.width, len(self._jobs) * self._lines_per_job() + 1)
+
     def action_move(self, delta: int) -> None:
         if self._jobs:
             self.cursor = max(0, min(len(self._jobs) - 1, self.cursor + delta))
-            self.scroll_to(y=max(0, self.cursor - self.size.height // 2), animate=False)
+            lines = self._lines_per_job()
+            top = self.cursor * lines - (self.size.height - 1 - lines) // 2
+            self.scroll_to(y=max(0, top), animate=False)
 
     def action_select(self) -> None:
         job = self.selected
@@ -137,8 +161,9 @@ class QueueList(ScrollView, can_focus=True):
 
     def on_click(self, event: object) -> None:
         y = getattr(event, "y", 0) + int(self.scroll_offset.y) - 1
-        if 0 <= y < len(self._jobs):
-            self.cursor = y
+        row = y // self._lines_per_job()
+        if y >= 0 and row < len(self._jobs):
+            self.cursor = row
             self.action_select()
 
     def watch_cursor(self, cursor: int) -> None:
@@ -150,35 +175,45 @@ class QueueList(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
+        columns = self._columns()
         if y == 0:
-            head = "".join(name.rjust(w) for name, w in COLUMNS) + "  reason"
+            head = "".join(name.rjust(w) for name, w in columns)
+            if self._lines_per_job() == 1:
+                head += "  reason"
             if not self._jobs:
                 head += "   (no job waiting)"
             style = self.get_component_rich_style("queue-list--header")
             return Strip([Segment(head[:width].ljust(width), style)], width)
-        row = y - 1 + int(self.scroll_offset.y)
+        row, part = divmod(y - 1 + int(self.scroll_offset.y), self._lines_per_job())
         if row >= len(self._jobs):
             return Strip.blank(width)
-        return self._row(row, width)
+        return self._row(row, part, columns, width)
 
-    def _row(self, row: int, width: int) -> Strip:
+    def _row(self, row: int, part: int, columns: tuple[tuple[str, int], ...], width: int) -> Strip:
+        """Line ``part`` of job ``row``: its cells and reason, or (two-line rows) its reason."""
         job = self._jobs[row]
-        score = self._order.score(job, self._now) if self._order else 0.0
-        cells = (
-            str(row + 1),
-            str(job.job_id),
-            str(job.user) if job.user >= 0 else "-",
-            str(job.size),
-            shape_text(job.shape),
-            duration(job.estimate),
-            duration(max(0.0, self._now - job.submit)),
-            f"{score:.3g}",
-        )
-        text = "".join(c.rjust(w)[-w:] for c, (_, w) in zip(cells, COLUMNS, strict=True))
-        reason = self._reasons.get(job.index, "")
         base = Style(color=job_color(job.index))
         if row == self.cursor and self.has_focus:
             base = base + self.get_component_rich_style("queue-list--cursor")
-        muted = self.get_component_rich_style("queue-list--reason")
-        segments = [Segment(text, base), Segment("  " + reason, muted)]
+        muted = Style(color=self.get_component_rich_style("queue-list--reason").color)
+        reason = self._reasons.get(job.index, "")
+        if part == 1:
+            return Strip([Segment("    ↳ ", base), Segment(reason, muted)]).crop_extend(
+                0, width, None
+            )
+        score = self._order.score(job, self._now) if self._order else 0.0
+        cells = {
+            "#": str(row + 1),
+            "job": str(job.job_id),
+            "user": str(job.user) if job.user >= 0 else "-",
+            "size": str(job.size),
+            "shape": shape_text(job.shape),
+            "est": duration(job.estimate),
+            "wait": duration(max(0.0, self._now - job.submit)),
+            "prio": f"{score:.3g}",
+        }
+        text = "".join(cells[name].rjust(w)[-w:] for name, w in columns)
+        segments = [Segment(text, base)]
+        if self._lines_per_job() == 1:
+            segments.append(Segment("  " + reason, muted))
         return Strip(segments).crop_extend(0, width, None)

@@ -11,6 +11,9 @@ from tui.format import clock, duration
 from tui.jobstyle import job_color, job_letter
 
 COLUMNS = ("", "job", "user", "size", "location", "start", "expected end", "remaining")
+WIDTHS = (1, 6, 4, 5, 18, 14, 14, 9)
+"""Fixed column widths (a time is ``day D hh:mm:ss``; longer locations are cut): the table never
+re-measures its columns, so a frame costs the same whatever the jobs and is drawn at once."""
 
 
 class RunningTable(DataTable):
@@ -28,8 +31,8 @@ class RunningTable(DataTable):
         self._shown: dict[str, tuple[str, ...]] = {}
 
     def on_mount(self) -> None:
-        for name in COLUMNS:
-            self.add_column(name, key=name or "tag")
+        for name, width in zip(COLUMNS, WIDTHS, strict=True):
+            self.add_column(name, key=name or "tag", width=width)
 
     def show(self, snapshot: Snapshot) -> None:
         """Bring the rows in line with ``snapshot.running``."""

@@ -1,0 +1,62 @@
+"""The console benchmarks (``meshsim bench --console``) set up what they say; timings are not
+asserted (they depend on the machine), the command's listing and table are."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tui.bench import CONSOLE_SCENARIOS, _rss_at_thirds, rss_mb, waiting_session
+
+
+def test_waiting_session_holds_the_asked_number_of_waiting_jobs_on_mesh32() -> None:
+    session = waiting_session(300)
+    snap = session.snapshot()
+    assert snap.machine.name == "mesh32"
+    assert len(snap.waiting) == 300
+    assert len(snap.running) == 1
+    assert snap.time == 0.0
+    assert not snap.done
+
+
+def test_memory_samples_are_read_nearest_start_middle_and_end() -> None:
+    samples = [(0, 50.0), (40, 60.0), (90, 70.0), (120, 80.0), (200, 90.0)]
+    assert _rss_at_thirds(samples, 200) == {"start": 50.0, "middle": 70.0, "end": 90.0}
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads Linux /proc")
+def test_resident_memory_is_read_in_megabytes() -> None:
+    before = rss_mb()
+    ballast = bytearray(64 * 2**20)
+    ballast[::4096] = b"x" * len(ballast[::4096])
+    assert 10 < before < rss_mb() - 50
+
+
+def test_bench_console_lists_the_console_scenarios_with_targets() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "cli", "bench", "--console", "--list"],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={"COLUMNS": "200", "PATH": ""},
+    )
+    for name in ("console-live", "console-frame", "console-memory", "engine-memory"):
+        assert name in done.stdout
+        assert CONSOLE_SCENARIOS.get(name).target.split()[0] in done.stdout
+
+
+def test_console_frame_scenario_prints_its_figures_as_json() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.bench", "console-frame"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    result = json.loads(done.stdout)
+    assert result["waiting"] == 50_000
+    assert {row[0].split(",")[0] for row in result["figures"]} == {"frame"}
+    assert set(result["parts_ms"]) == {"tab-metrics", "tab-timeline", "tab-events"}

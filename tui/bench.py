@@ -1,0 +1,348 @@
+"""Console benchmarks for ``meshsim bench --console`` (issue 7, "Speed").
+
+Each scenario runs in a fresh interpreter (``python -m tui.bench NAME``) and prints one JSON
+object: its raw measurements and ``figures``, rows of (figure, measured, target, met) that the
+command line prints as they are. The console runs headless (``App.run_test``) at 160×50, so the
+figures include Textual's layout and rendering but not a terminal's drawing.
+
+- ``console-live``: Intrepid and its default synthetic workload, live at the fastest speed from
+  the first event to the last: frames per second the driver published and the UI drew, events
+  per second simulated, next to the engine alone on the same run.
+- ``console-frame``: 50,000 waiting jobs on mesh32: one frame, i.e. a snapshot (with the result
+  metrics), the update of every pane, a layout pass and a full redraw of the screen, for each of
+  the three lower tabs; the median of repeats.
+- ``console-memory``: a 100,000-job live run (flat:1024, FCFS + EASY): resident memory at the
+  first frame, halfway and at the end, next to the same run without the console
+  (``engine-memory``, in its own interpreter).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from engine.bench import Scenario
+from engine.registry import Registry
+
+SIZE = (160, 50)
+"""Terminal size the console benchmarks run at."""
+
+LIVE_FPS = 10.0
+LIVE_EVENTS = 20_000.0
+FRAME_MS = 50.0
+FRAME_REPEATS = 7
+WAITING = 50_000
+MEMORY_JOBS = 100_000
+MEMORY_SLACK_MB = 5.0
+"""``console-memory`` counts as flat when, from the first frame to the end, the console's resident
+memory grows by less than this beyond what the same run grows by without the console (the
+engine keeps a record per job, so its own memory grows with the run)."""
+
+MEMORY_WORKLOAD = f"""[workload]
+kind = "flat-poisson"
+jobs = {MEMORY_JOBS}
+load = 0.7
+seed = 2024
+"""
+
+CONSOLE_SCENARIOS: Registry[Scenario] = Registry("console benchmark")
+
+
+def scenario(name: str, description: str, target: str):  # type: ignore[no-untyped-def]
+    """Register a console benchmark function under ``name``."""
+
+    def decorate(fn: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
+        CONSOLE_SCENARIOS.register(name)(Scenario(name, description, target, fn))
+        return fn
+
+    return decorate
+
+
+def rss_mb() -> float:
+    """This process's resident memory now, in MB (Linux ``/proc``; NaN elsewhere)."""
+    statm = Path("/proc/self/statm")
+    if not statm.exists():
+        return math.nan
+    import resource
+
+    return int(statm.read_text().split()[1]) * resource.getpagesize() / 2**20
+
+
+def _figure(name: str, value: float, unit: str, target: str, met: bool | None) -> list[str]:
+    """A row of the printed table; ``met`` is None for a figure that has no target."""
+    verdict = "" if met is None else "yes" if met else "NO"
+    return [name, f"{value:,.1f} {unit}", target, verdict]
+
+
+async def _live_run(app: Any, on_poll: Callable[[], None] = lambda: None) -> dict[str, float]:
+    """Drive ``app`` headless: wait for the first frame, go live at the fastest speed, wait for
+    the end of the run; the wall time, events and frames from going live to the end."""
+    driver = app.driver
+    async with app.run_test(size=SIZE) as pilot:
+        while app.frame is None:
+            await pilot.pause(0.05)
+        events0, shown0 = app.frame.snapshot.event, driver.shown_frames
+        t0 = time.perf_counter()
+        await pilot.press("space")
+        while not app.frame.snapshot.done:
+            on_poll()
+            await pilot.pause(0.05)
+        wall = time.perf_counter() - t0
+        return {
+            "wall_s": wall,
+            "events": app.frame.snapshot.event - events0,
+            "published": driver.live_frames,
+            "shown": driver.shown_frames - shown0,
+        }
+
+
+@scenario(
+    "console-live",
+    "Intrepid, default synthetic workload, console live at the fastest speed (160x50)",
+    f">= {LIVE_FPS:g} frames/s while >= {LIVE_EVENTS:,.0f} events/s",
+)
+def console_live() -> dict[str, Any]:
+    import engine.catalog  # noqa: F401
+    from engine.runcase import RunOptions
+    from engine.session import Session
+    from tui.app import MeshsimApp
+
+    options = RunOptions()
+    alone = Session(options)
+    t0 = time.perf_counter()
+    alone.sim.run()
+    engine_s = time.perf_counter() - t0
+    engine_rate = alone.events / engine_s
+    session = Session(options, inputs=(alone.machine, alone.workload))
+    live = asyncio.run(_live_run(MeshsimApp(session)))
+    wall = live["wall_s"]
+    drawn, published, rate = live["shown"] / wall, live["published"] / wall, live["events"] / wall
+    return {
+        **live,
+        "jobs": len(alone.workload),
+        "engine_s": engine_s,
+        "engine_events_per_s": engine_rate,
+        "figures": [
+            _figure("frames drawn by the UI", drawn, "/s", f">= {LIVE_FPS:g}/s", drawn >= LIVE_FPS),
+            _figure("frames published by the driver", published, "/s", "", None),
+            _figure(
+                "events simulated, console live",
+                rate,
+                "/s",
+                f">= {LIVE_EVENTS:,.0f}/s",
+                rate >= LIVE_EVENTS,
+            ),
+            _figure(
+                "events simulated, engine alone",
+                engine_rate,
+                "/s",
+                "(the ceiling)",
+                None,
+            ),
+        ],
+    }
+
+
+def waiting_session(waiting: int = WAITING) -> Any:
+    """A mesh32 session at time 0 after the arrival of ``waiting`` + 1 jobs (seeded), each
+    larger than half the machine: one runs, ``waiting`` wait."""
+    import numpy as np
+
+    import engine.catalog  # noqa: F401
+    from engine.machines import load_machine
+    from engine.runcase import RunOptions
+    from engine.session import Session
+    from engine.workload import from_columns
+
+    machine = load_machine("mesh32")
+    n = waiting + 1
+    rng = np.random.default_rng(7)
+    jobs = from_columns(
+        "waiting",
+        submit=np.zeros(n),
+        size=rng.integers(machine.nodes // 2 + 1, machine.nodes, n),
+        runtime=rng.uniform(1e5, 1e6, n),
+    )
+    session = Session(RunOptions(machine="mesh32"), inputs=(machine, jobs))
+    session.run_until(0.0)
+    return session
+
+
+async def _frame_times(session: Any) -> dict[str, dict[str, float]]:
+    """Median milliseconds of each part of one frame, per lower tab: the driver's frame
+    (snapshot and result metrics), the app's frame handler (every pane updated), then Textual's
+    layout pass and a full redraw of the screen (``Screen._refresh_layout`` and
+    ``render_update(full=True)``, private Textual calls: what its refresh timer runs, done here
+    at once so that no idle time is counted)."""
+    from textual.widgets import TabbedContent
+
+    from tui.app import FrameReady, MeshsimApp
+
+    app = MeshsimApp(session)
+    driver = app.driver
+    parts: dict[str, dict[str, float]] = {}
+    async with app.run_test(size=SIZE) as pilot:
+        while app.frame is None:
+            await pilot.pause(0.05)
+        for tab in ("tab-metrics", "tab-timeline", "tab-events"):
+            app.query_one("#lower", TabbedContent).active = tab
+            await pilot.pause(0.2)
+            samples: dict[str, list[float]] = {"publish": [], "panes": [], "layout": [], "draw": []}
+            for _ in range(FRAME_REPEATS):
+                t0 = time.perf_counter()
+                frame = driver.frame()
+                t1 = time.perf_counter()
+                app.show_frame(FrameReady(frame))
+                t2 = time.perf_counter()
+                app.screen._refresh_layout()
+                t3 = time.perf_counter()
+                app.screen._compositor.render_update(full=True)
+                t4 = time.perf_counter()
+                for key, dt in zip(samples, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+                    samples[key].append(dt * 1e3)
+                await pilot.pause(0.05)
+            parts[tab] = {key: statistics.median(values) for key, values in samples.items()}
+            parts[tab]["total"] = sum(parts[tab].values())
+    return parts
+
+
+@scenario(
+    "console-frame",
+    f"one frame with {WAITING:,} waiting jobs on mesh32 (snapshot + all panes + full redraw)",
+    f"< {FRAME_MS:g} ms",
+)
+def console_frame() -> dict[str, Any]:
+    session = waiting_session()
+    waiting = len(session.sim.queue)
+    parts = asyncio.run(_frame_times(session))
+    worst = max(parts, key=lambda tab: parts[tab]["total"])
+    figures = [
+        _figure(
+            f"frame, {tab.removeprefix('tab-')} tab "
+            f"(publish {p['publish']:.1f} + panes {p['panes']:.1f} + layout {p['layout']:.1f} "
+            f"+ draw {p['draw']:.1f})",
+            p["total"],
+            "ms",
+            f"< {FRAME_MS:g} ms",
+            p["total"] < FRAME_MS,
+        )
+        for tab, p in parts.items()
+    ]
+    return {
+        "waiting": waiting,
+        "parts_ms": parts,
+        "worst_ms": parts[worst]["total"],
+        "figures": figures,
+    }
+
+
+def _memory_session() -> Any:
+    """The ``console-memory`` run: flat:1024, FCFS + EASY, :data:`MEMORY_WORKLOAD`."""
+    import engine.catalog  # noqa: F401
+    from engine.runcase import RunOptions
+    from engine.session import Session
+
+    with tempfile.TemporaryDirectory() as folder:
+        spec = Path(folder) / "flat-100k.toml"
+        spec.write_text(MEMORY_WORKLOAD, encoding="utf-8")
+        return Session(RunOptions(machine="flat:1024", workload=str(spec), backfill="easy"))
+
+
+def _rss_at_thirds(samples: list[tuple[int, float]], events: int) -> dict[str, float]:
+    """The resident memory sampled nearest the start, the middle and the end of a run."""
+
+    def at(event: float) -> float:
+        return min(samples, key=lambda s: abs(s[0] - event))[1]
+
+    return {"start": at(0), "middle": at(events / 2), "end": at(events)}
+
+
+@scenario(
+    "engine-memory",
+    "the console-memory run without the console (engine alone, the baseline)",
+    "(reference for console-memory)",
+)
+def engine_memory() -> dict[str, Any]:
+    session = _memory_session()
+    samples = [(0, rss_mb())]
+    while not session.done:
+        session.sim.run(max_events=MEMORY_JOBS // 50)
+        samples.append((session.events, rss_mb()))
+    rss = _rss_at_thirds(samples, session.events)
+    return {
+        "events": session.events,
+        "rss_mb": rss,
+        "figures": [_memory_figure("engine alone", rss, "", "")],
+    }
+
+
+def _memory_figure(who: str, rss: dict[str, float], target: str, met: str) -> list[str]:
+    return [
+        f"resident memory, {who}: start / middle / end",
+        f"{rss['start']:.0f} / {rss['middle']:.0f} / {rss['end']:.0f} MB",
+        target,
+        met,
+    ]
+
+
+@scenario(
+    "console-memory",
+    f"{MEMORY_JOBS:,}-job live run (flat:1024, FCFS + EASY, flat-poisson load 0.7) in the console",
+    f"flat: the console adds < {MEMORY_SLACK_MB:g} MB over the run beyond the engine's own growth",
+)
+def console_memory() -> dict[str, Any]:
+    from tui.app import MeshsimApp
+
+    app = MeshsimApp(_memory_session())
+    samples: list[tuple[int, float]] = []
+
+    def sample() -> None:
+        samples.append((app.frame.snapshot.event, rss_mb()))
+
+    live = asyncio.run(_live_run(app, sample))
+    rss = _rss_at_thirds(samples, live["events"])
+    alone = run_child("engine-memory")["rss_mb"]
+    extra = (rss["end"] - rss["start"]) - (alone["end"] - alone["start"])
+    return {
+        **live,
+        "rss_mb": rss,
+        "engine_rss_mb": alone,
+        "figures": [
+            _memory_figure(
+                "console",
+                rss,
+                f"console's growth - engine's < {MEMORY_SLACK_MB:g} MB",
+                f"{'yes' if extra < MEMORY_SLACK_MB else 'NO'} ({extra:+.0f} MB)",
+            ),
+            _memory_figure("same run, engine alone", alone, "", ""),
+            _figure(
+                "events simulated, console live", live["events"] / live["wall_s"], "/s", "", None
+            ),
+        ],
+    }
+
+
+def run_child(name: str) -> dict[str, Any]:
+    """Run console scenario ``name`` in a fresh interpreter and return its measurements."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.bench", name], check=True, capture_output=True, text=True
+    )
+    return json.loads(done.stdout)
+
+
+def main(argv: list[str]) -> None:
+    """Child entry point: run one console scenario and print its JSON."""
+    print(json.dumps(CONSOLE_SCENARIOS.get(argv[0]).run()))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
