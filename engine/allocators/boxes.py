@@ -6,6 +6,11 @@ mask is doubled before the table is built, so boxes can run past the edge of a t
 of per-cell values (release times) over every placement of a box takes O(cells · log extent)
 with a doubling sliding maximum along each axis.
 
+On a 2D mesh, :class:`TallestBoxes` answers "is a w × h box free anywhere" for every height of a
+width at once: the free run ending at each cell of each column, then its minimum over w adjacent
+columns (a sparse table of minima over power-of-two spans), whose maximum is the tallest free box
+of width w.
+
 "Scan order" is by z, then y, then x (row by row from the origin): the order of a start-position
 array transposed (:func:`scan_view`).
 """
@@ -103,18 +108,48 @@ def window_max(values: np.ndarray, box: Box, wrap: Sequence[bool]) -> np.ndarray
     out = values
     for axis, (extent, wraps) in enumerate(zip(box, wrap, strict=True)):
         dim = values.shape[axis]
-        line = np.moveaxis(out, axis, 0)
         if wraps:
-            line = np.concatenate([line, line[: extent - 1]])
-        out = np.moveaxis(_sliding_max(line, extent, dim if wraps else dim - extent + 1), 0, axis)
+            out = np.concatenate([out, out[_along(axis, 0, extent - 1)]], axis=axis)
+        out = _sliding_max(out, axis, extent, dim if wraps else dim - extent + 1)
     return out
 
 
-def _sliding_max(line: np.ndarray, extent: int, starts: int) -> np.ndarray:
-    """Maxima of ``line`` over [i, i + extent) along axis 0 for i < ``starts``: spans double
+def _along(axis: int, start: int, stop: int) -> tuple[slice, ...]:
+    """An index selecting [start, stop) along ``axis`` and everything along the axes before."""
+    return (slice(None),) * axis + (slice(start, stop),)
+
+
+def _sliding_max(values: np.ndarray, axis: int, extent: int, starts: int) -> np.ndarray:
+    """Maxima of ``values`` over [i, i + extent) along ``axis`` for i < ``starts``: spans double
     until the next would pass ``extent``, then two overlapping spans cover each window."""
     span = 1
     while 2 * span <= extent:
-        line = np.maximum(line[:-span], line[span:])
+        n = values.shape[axis] - span
+        values = np.maximum(values[_along(axis, 0, n)], values[_along(axis, span, span + n)])
         span *= 2
-    return np.maximum(line[:starts], line[extent - span : extent - span + starts])
+    lo = extent - span
+    return np.maximum(values[_along(axis, 0, starts)], values[_along(axis, lo, lo + starts)])
+
+
+class TallestBoxes:
+    """The tallest free box of each width on a 2D mesh (no wrap-around), for one occupancy:
+    O(cells) numpy to set up, then O(cells) numpy per width asked. ``minima[k][x, y]`` is the
+    shortest free run ending at row y among columns x … x + 2^k − 1, built as far as the widest
+    width asked needs."""
+
+    def __init__(self, busy: np.ndarray) -> None:
+        runs = np.cumsum(~busy, axis=1)
+        runs -= np.maximum.accumulate(np.where(busy, runs, 0), axis=1)
+        self.minima = [runs]
+
+    def tallest(self, width: int) -> int:
+        """The height of the tallest free box ``width`` columns wide (0: none)."""
+        k = width.bit_length() - 1
+        minima = self.minima
+        while len(minima) <= k:
+            step = 1 << (len(minima) - 1)
+            minima.append(np.minimum(minima[-1][:-step], minima[-1][step:]))
+        level = minima[k]
+        starts = level.shape[0] + (1 << k) - width
+        lo = width - (1 << k)
+        return int(np.minimum(level[:starts], level[lo : lo + starts]).max())

@@ -46,6 +46,7 @@ import numpy as np
 from engine.allocation import ALLOCATORS, DOWN, FREE, RESERVED, Allocator, Placement
 from engine.allocators.boxes import (
     Box,
+    TallestBoxes,
     scan_positions,
     scan_start,
     scan_view,
@@ -85,6 +86,8 @@ class BoxAllocator(Allocator):
         leading = tuple(d + 1 for d in self.dims[:-1])
         self._no_fit = np.full(leading, self.dims[-1] + 1, dtype=np.int64)
         self._fit = np.zeros(leading, dtype=np.int64)
+        self._by_columns = len(self.dims) == 2 and not any(self.wrap)
+        self._tallest: TallestBoxes | None = None
         self._answers: dict[tuple, Placement | None] = {}
 
     # ------------------------------------------------------------------ occupancy
@@ -105,6 +108,7 @@ class BoxAllocator(Allocator):
         that did not fit still do not); False: only released (boxes that fitted still fit);
         None: any change."""
         self._table = None
+        self._tallest = None
         self._masks.clear()
         self._answers.clear()
         if taken is not False:
@@ -181,19 +185,41 @@ class BoxAllocator(Allocator):
         if self._table is None:
             self._table = summed_table(self.busy(), self.wrap)
         mask: np.ndarray | None = window_sums(self._table, self.dims, box, self.wrap) == 0
-        lead, last = box[:-1], box[-1]
         if mask.any():  # type: ignore[union-attr]
-            region = self._fit[tuple(slice(0, e + 1) for e in lead)]
-            np.maximum(region, last, out=region)
+            self._record_fit(box)
         else:
             mask = None
-            region = self._no_fit[tuple(slice(e, None) for e in lead)]
-            np.minimum(region, last, out=region)
+            self._record_no_fit(box)
         self._masks[box] = mask
         return mask
 
-    def _known_not_to_fit(self, box: Box) -> bool:
-        return box[-1] >= self._no_fit[box[:-1]]
+    def _record_fit(self, box: Box) -> None:
+        """``box`` is free somewhere: so is every box no larger, until cells are taken."""
+        region = self._fit[tuple(slice(0, e + 1) for e in box[:-1])]
+        np.maximum(region, box[-1], out=region)
+
+    def _record_no_fit(self, box: Box) -> None:
+        """``box`` is free nowhere: nor is any box no smaller, until cells are released."""
+        region = self._no_fit[tuple(slice(e, None) for e in box[:-1])]
+        np.minimum(region, box[-1], out=region)
+
+    def _fits_box(self, box: Box) -> bool:
+        """Whether ``box`` is entirely free somewhere now: the frontiers' answer, else (recorded
+        in them) the tallest free box of its width on a 2D mesh, or its free mask."""
+        lead, last = box[:-1], box[-1]
+        if last <= self._fit[lead]:
+            return True
+        if last >= self._no_fit[lead]:
+            return False
+        if not self._by_columns:
+            return self._free_mask(box) is not None
+        if self._tallest is None:
+            self._tallest = TallestBoxes(self.busy())
+        width = box[0]
+        height = self._tallest.tallest(width)
+        self._record_fit((width, height))
+        self._record_no_fit((width, height + 1))
+        return last <= height
 
     def fits(self, job: Job) -> bool:
         if job.size > self._free:
@@ -205,10 +231,8 @@ class BoxAllocator(Allocator):
         if request.volume > self._free:
             return False
         fit = self._fit
-        if any(box[-1] <= fit[box[:-1]] for box in boxes):
-            return True
-        return any(
-            not self._known_not_to_fit(box) and self._free_mask(box) is not None for box in boxes
+        return any(box[-1] <= fit[box[:-1]] for box in boxes) or any(
+            self._fits_box(box) for box in boxes
         )
 
     def find(self, job: Job) -> Placement | None:
@@ -223,9 +247,7 @@ class BoxAllocator(Allocator):
         if request.volume <= self._free:
             candidates = []
             for box in boxes:
-                if self._known_not_to_fit(box):
-                    continue
-                mask = self._free_mask(box)
+                mask = self._free_mask(box) if self._fits_box(box) else None
                 if mask is not None:
                     candidates.append((box, mask))
             if candidates:

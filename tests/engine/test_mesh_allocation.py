@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.allocation import ALLOCATORS, FREE
-from engine.allocators.boxes import summed_table, window_max, window_sums
+from engine.allocators.boxes import TallestBoxes, summed_table, window_max, window_sums
 from engine.jobs import Job
 from engine.machines import load_machine
 from engine.policy import Policy
@@ -225,6 +225,16 @@ def test_window_max_matches_brute_force():
                     for s, e, d in zip(start, box_, shape, strict=True)
                 ]
                 assert out[start] == values[np.ix_(*axes)].max()
+
+
+def test_tallest_boxes_match_brute_force():
+    rng = np.random.default_rng(6)
+    for density in (0.1, 0.3, 0.6):
+        busy = rng.random((9, 7)) < density
+        tallest = TallestBoxes(busy)
+        for width in (9, 1, 4, 2, 7, 3):
+            fits = [h for h in range(1, 8) if brute_positions(busy, (width, h), (False, False))]
+            assert tallest.tallest(width) == max(fits, default=0)
 
 
 def fresh_copy(alloc):
