@@ -218,13 +218,18 @@ class LeastBlocking(Allocator):
             if len(groups) == 1:
                 return groups[0][1]
             mine = now + self.walltime(job)
-            return min(groups, key=lambda g: (_gap(g[0], mine), g[1]))[1]
+            choice, closest = groups[0][1], inf
+            for expected, p in groups:
+                if expected != inf and abs(expected - mine) < closest:
+                    choice, closest = p, abs(expected - mine)
+            return choice
         return ties[0]
 
     def _by_neighbour_end(self, ties: tuple[int, ...]) -> tuple[tuple[float, int], ...]:
         """Each distinct expected end of the jobs on the ties' neighbours (inf: no neighbour,
-        or an idle one) with the first tie in menu order that has it: SL's choice is the
-        entry of least gap, then least partition. Remembered until the busy set changes."""
+        or an idle one) with the first tie in menu order that has it, in menu order: SL's
+        choice is the first entry of least finite gap, else the first tie. Remembered until the
+        busy set changes."""
         groups = self._groups.get(ties)
         if groups is None:
             first: dict[float, int] = {}
@@ -246,6 +251,15 @@ class LeastBlocking(Allocator):
                 job, start = self._running[owner]
                 return start + self.walltime(job)
         return inf
+
+    def fits(self, job: Job) -> bool:
+        """Whether :meth:`find` would place ``job`` now: some partition of its size is usable
+        (the choice among them is not needed to say so)."""
+        try:
+            size = self._size_of[job.size]
+        except KeyError:
+            size = self.size_for(job.size)
+        return size is not None and bool(self.usable & self._by_size[size])
 
     def find(self, job: Job) -> Placement | None:
         choice = self.choose(job, self.usable, self.now)
@@ -341,11 +355,6 @@ class LeastBlocking(Allocator):
             f"needs {label}, {_label(idle)} idle but no free {label} partition: "
             f"blocked by wiring of {'/'.join(users[:3])}"
         )
-
-
-def _gap(expected: float, end: float) -> float:
-    """|expected − end|, inf when nothing is expected (SL, Algorithm 1)."""
-    return inf if expected == inf else abs(expected - end)
 
 
 def _label(nodes: int) -> str:
