@@ -231,3 +231,76 @@ def test_running_partitions_never_conflict(rows, name):
         for r in sim.running.values():
             assert r.placement.nodes >= r.job.size
     assert not np.isnan(sim.start_times()).any()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([300, 512, 1000, 2048, 4096]),
+            st.integers(60, 20000),
+            st.sampled_from([1.0, 1.5, 3.0]),
+            st.integers(0, 3),
+        ),
+        min_size=1,
+        max_size=60,
+    ),
+    st.sampled_from(PARTITION_ALLOCATORS),
+)
+def test_remembered_decisions_match_a_fresh_allocator(rows, name):
+    """The allocators remember least-blocking ties, SL's neighbour ends and AdjEst's means
+    between changes of the busy set; after every event an allocator rebuilt from the running
+    jobs alone (nothing remembered) places every waiting job where the simulation's would,
+    and counts the same idle nodes."""
+    n = len(rows)
+    w = from_columns(
+        "random",
+        submit=np.arange(n) * 5.0,
+        size=np.array([r[0] for r in rows]),
+        runtime=np.array([float(r[1]) for r in rows]),
+        estimate=np.array([float(r[1]) * r[2] for r in rows]),
+        user=np.array([r[3] for r in rows]),
+        group=np.array([r[3] % 2 for r in rows]),
+    )
+    sim = Simulation(INTREPID, w, Policy(allocator=name, backfill="easy", queue="fcfs"))
+    while sim.step() is not None:
+        used = sim.allocator
+        fresh = allocator(name)
+        for r in sorted(sim.running.values(), key=lambda r: (r.start, r.job.index)):
+            fresh.now = r.start
+            fresh.allocate(r.job, r.placement)
+        for key, seen in used._history.items():
+            fresh._history[key].extend(seen)
+        fresh.now = used.now
+        assert fresh.usable == used.usable
+        assert fresh.free_nodes == used.free_nodes
+        assert (fresh.owners() == used.owners()).all()
+        for job in sim.queue.ordered(used.now):
+            assert used.find(job) == fresh.find(job)
+
+
+def test_sl_forgets_neighbour_ends_when_jobs_start_end_or_history_grows():
+    """SL's remembered neighbour ends (one tie set, asked again under the same usable set)
+    follow every start and end on a neighbour, and AdjEst's follow its history."""
+    alloc = allocator("adjest")
+    a, b = partition("R00-M0"), partition("R01-M0")
+    usable = 1 << a.index | 1 << b.index
+    new = job(50, 512, estimate=1000.0, user=7, group=7)
+
+    def put(index, midplane, estimate, user):
+        j = job(index, 512, estimate=estimate, user=user, group=user)
+        alloc.allocate(j, alloc.placement(partition(midplane).index))
+        return j
+
+    put(1, "R00-M1", 5000.0, user=5)
+    assert alloc.choose(new, usable, 0.0) == a.index  # gaps 4000 and inf
+    second = put(2, "R01-M1", 3000.0, user=6)
+    assert alloc.choose(new, usable, 0.0) == b.index  # gaps 4000 and 2000
+    for k in range(3):
+        alloc.finished(job(10 + k, 512, estimate=5000.0, runtime=2500.0, user=5, group=5))
+    assert alloc.choose(new, usable, 0.0) == a.index  # user 5's walltimes halved: gap 1500
+    for k in range(3):
+        alloc.finished(job(20 + k, 512, estimate=5000.0, runtime=5000.0, user=5, group=5))
+    assert alloc.choose(new, usable, 0.0) == b.index  # now 0.75 x: gap 2750
+    alloc.release(second, alloc.placement(partition("R01-M1").index))
+    assert alloc.choose(new, usable, 0.0) == a.index  # gaps 2750 and inf
