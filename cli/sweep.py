@@ -238,8 +238,9 @@ def _parse_value(text: str) -> Any:
 def command_schema(name: str) -> OptionSchema | None:
     """The options of ``meshsim NAME`` a sweep case may set (None when there is no such command):
     long names from the built command, kinds and defaults from the function's annotations."""
-    from cli.main import app
+    from cli.main import build_app
 
+    app = build_app()
     callback = next(
         (c.callback for c in app.registered_commands if c.callback and _name(c) == name), None
     )

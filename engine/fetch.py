@@ -13,8 +13,6 @@ from __future__ import annotations
 import gzip
 import os
 import shutil
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,7 +94,11 @@ def cached(name: str) -> Path | None:
 def fetch(
     name: str, *, base_url: str = ARCHIVE, timeout: float = 30.0, force: bool = False
 ) -> Path:
-    """Download trace ``name`` (unless cached), verify it, and return its path."""
+    """Download trace ``name`` (unless cached), verify it, and return its path. (``urllib`` is
+    imported here: most runs never download, and it costs start-up time.)"""
+    import urllib.error
+    import urllib.request
+
     trace = KNOWN_TRACES.get(name)
     target = cache_dir() / trace.file_name
     if target.exists() and not force:
