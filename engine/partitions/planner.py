@@ -86,7 +86,11 @@ class PartitionPlanner(Planner):
     def fit_now(
         self, job: Job, duration: float, find: Callable[[Job], Placement | None]
     ) -> Placement | None:
-        if find(job) is None:
+        """The allocator's own choice among the partitions usable now that touch no
+        adjustment over the job's run; this planner asks its allocator directly, so ``find``
+        (that allocator's) is not called, and a job that :meth:`~LeastBlocking.fits` nowhere
+        now is refused at once."""
+        if not self.allocator.fits(job):
             return None
         usable = self._usable(self.now, span_end(self.now, duration)) & self.allocator.usable
         choice = self.allocator.choose(job, usable, self.now)
