@@ -209,6 +209,8 @@ class Simulation:
         self._busy_alloc = 0
         self._early_release = False
         self._pass_pending = False
+        self._layout = 0
+        self._packed = -1
         self._model_dirty = False
         self._wake_at = math.nan
         self.integrals = Integrals(first=first, last=first)
@@ -482,7 +484,15 @@ class Simulation:
         §2): every running job is re-placed, largest first, into an empty machine by the
         allocator's own rule; the new layout is applied when it holds them all. Returns whether
         any job moved. Counts migrations, moved jobs and moved node-seconds (the work already
-        done by the moved jobs, nodes × elapsed time, a measure of the state migrated)."""
+        done by the moved jobs, nodes × elapsed time, a measure of the state migrated).
+
+        A re-pack depends only on the running jobs, the units out of service and the
+        allocator's rule, which ``_layout`` counts changes of: when none changed since the last
+        re-pack (``_packed``), the jobs are where a re-pack puts them, or it failed, and it is
+        not tried again."""
+        if self._packed == self._layout:
+            return False
+        self._packed = self._layout
         running = [(r.job, r.placement) for _, r in sorted(self.running.items())]
         plan = self.allocator.repack(running)
         if plan is None:
@@ -511,6 +521,7 @@ class Simulation:
     def _start_job(self, job: Job, placement: Placement) -> None:
         now = self.env._now
         index = job.index
+        self._layout += 1
         self.allocator.allocate(job, placement)
         self.running[index] = RunningJob(job, now, placement)
         insort(self._ends, (now + job.estimate, index, placement.nodes))
@@ -553,6 +564,7 @@ class Simulation:
     def _finish_job(self, index: int, *, killed: bool) -> RunningJob:
         now = self.env._now
         self._settled = 0
+        self._layout += 1
         r = self.running.pop(index)
         tick = self._end_ticks.pop(index, None)
         if tick is not None:
@@ -729,6 +741,7 @@ class Simulation:
             and not ctx.pairs
         )
         self._settled = 0
+        self._layout += 1
 
     # ------------------------------------------------------------------------------ units
     #
@@ -840,6 +853,7 @@ class Simulation:
     def _settle(self, cells: Iterable[int]) -> None:
         """Bring ``cells`` to the state the operator asked for, as far as their jobs allow."""
         self._settled = 0
+        self._layout += 1
         owners = self.allocator.owners()
         for cell in sorted(cells):
             want = DOWN if cell in self._down else RESERVED if self._covering(cell) else FREE
