@@ -30,15 +30,15 @@ class PartitionPlanner(Planner):
     def __init__(self, allocator: LeastBlocking, now: float, releases: Releases) -> None:
         self.allocator = allocator
         self.now = now
-        running = allocator.running_partitions
-        held = sorted((max(end, now), running[index]) for end, index, _ in releases.entries)
-        self.releases = [release for release, _ in held]
-        conflicts = allocator.menu.conflicts
+        entries = releases.entries  # in order of expected end
+        self.releases = [end if end > now else now for end, _, _ in entries]
         # blocked[i]: the partitions in conflict with the i-th running partition by release
         # time or a later one, so those still held after t are blocked[bisect_right(releases, t)]
-        self.blocked = [0] * (len(held) + 1)
-        for i in range(len(held) - 1, -1, -1):
-            self.blocked[i] = self.blocked[i + 1] | conflicts[held[i][1]]
+        running = allocator.running_partitions
+        conflicts = allocator.menu.conflicts
+        self.blocked = blocked = [0] * (len(entries) + 1)
+        for i in range(len(entries) - 1, -1, -1):
+            blocked[i] = blocked[i + 1] | conflicts[running[entries[i][1]]]
         self.adjust: list[tuple[float, float, int]] = []
         self.reserved: dict[int, tuple[float, float, int]] = {}
 
