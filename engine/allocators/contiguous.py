@@ -224,16 +224,10 @@ class BoxAllocator(Allocator):
     def fits(self, job: Job) -> bool:
         if job.size > self._free:
             return False
-        answer = self._answers.get((job.size, job.shape), _UNKNOWN)
-        if answer is not _UNKNOWN:
-            return answer is not None
         request, boxes = self.boxes_for(job)
         if request.volume > self._free:
             return False
-        fit = self._fit
-        return any(box[-1] <= fit[box[:-1]] for box in boxes) or any(
-            self._fits_box(box) for box in boxes
-        )
+        return any(self._fits_box(box) for box in boxes)
 
     def find(self, job: Job) -> Placement | None:
         if job.size > self._free:
@@ -285,12 +279,19 @@ class BoxAllocator(Allocator):
     # ------------------------------------------------------------------ planning
 
     def place_on(
-        self, job: Job, busy: np.ndarray, table: np.ndarray | None = None
+        self,
+        job: Job,
+        busy: np.ndarray,
+        table: np.ndarray | None = None,
+        free: int | None = None,
     ) -> Placement | None:
         """Where ``job`` would go on an explicit busy mask (for planning and migration);
-        ``table`` is the mask's :func:`summed_table` when the caller keeps one."""
+        ``table`` is the mask's :func:`summed_table` and ``free`` its count of free cells when
+        the caller keeps them."""
         request, boxes = self.boxes_for(job)
-        if request.volume > busy.size - int(busy.sum()):
+        if free is None:
+            free = busy.size - int(busy.sum())
+        if request.volume > free:
             return None
         if table is None:
             table = summed_table(busy, self.wrap)
@@ -301,8 +302,15 @@ class BoxAllocator(Allocator):
                 candidates.append((box, mask))
         if not candidates:
             return None
+        return self.place_among(job, candidates, busy)
+
+    def place_among(
+        self, job: Job, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
+    ) -> Placement:
+        """The allocator's placement of ``job`` among free candidates (as :meth:`choose` takes
+        them, at least one) on the busy mask they were found on."""
         box, start = self.choose(candidates, busy)
-        return self._placement(box, start, request.volume)
+        return self._placement(box, start, self.boxes_for(job)[0].volume)
 
     def planner(self, now: float, releases: Releases) -> Planner:
         return GridPlanner(self, now, releases)

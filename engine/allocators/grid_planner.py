@@ -8,11 +8,12 @@ occupancy: at now and at each later release or adjustment end, the cells still b
 every adjustment overlapping the job's interval, are taken, and the allocator's own rule looks
 for a box on what remains (DESIGN.md, "Scheduling"; issue 3 §5).
 
-Cost: O(cells) numpy per candidate time plus the allocator's search; times before the earliest
-release of any placement of the job's boxes (the minimum over positions of the latest release in
-the box: a doubling sliding maximum, O(cells · log extent) per box) and times where too few cells
-are free are skipped without a search. Without adjustments that earliest release is the answer's
-time, so the head's EASY reservation costs one search.
+Cost: the latest release inside each of the job's boxes at every position (a doubling sliding
+maximum, O(cells · log extent) per box); times before the earliest of those are skipped, and at a
+time no adjustment overlaps, the positions whose latest release has passed are exactly the free
+ones, so the allocator only chooses among them. Otherwise O(cells) numpy per candidate time plus
+the allocator's search, skipping times where too few cells are free. The head's EASY reservation
+(no adjustments yet) thus costs one choice.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.allocation import FREE, Placement
-from engine.allocators.boxes import Box, summed_table, window_max
+from engine.allocators.boxes import summed_table, window_max
 from engine.jobs import Job
 from engine.planning import Planner, Releases, Slot, span_end
 
@@ -69,27 +70,27 @@ class GridPlanner(Planner):
     def _changed(self) -> None:
         self._masks.clear()
 
-    def _first_release(self, boxes: list[Box]) -> float:
-        """The earliest time at which some box of ``boxes`` is entirely released (-inf: free
-        now; inf: never), ignoring adjustments, which only take cells away."""
-        release = self.release.reshape(self.allocator.dims)
-        wrap = self.allocator.wrap
-        return min((float(window_max(release, box, wrap).min()) for box in boxes), default=inf)
-
     def earliest(self, job: Job, duration: float) -> Slot | None:
-        request, boxes = self.allocator.boxes_for(job)
+        allocator = self.allocator
+        request, boxes = allocator.boxes_for(job)
         volume = request.volume
-        first = self._first_release(boxes)
+        release = self.release.reshape(allocator.dims)
+        latest = [(box, window_max(release, box, allocator.wrap)) for box in boxes]
+        first = min((float(m.min()) for _, m in latest), default=inf)
         if first == inf:
             return None
         candidates = sorted({*self.times, *(b for _, b, _ in self.adjust if b > self.now)})
         for t in candidates:
             if t < first:
                 continue
-            busy, table, free = self._busy(t, span_end(t, duration))
+            end = span_end(t, duration)
+            if not any(a < end and b > t for a, b, _ in self.adjust):
+                found = [(box, mask) for box, m in latest if (mask := m <= t).any()]
+                return Slot(t, allocator.place_among(job, found, release > t))
+            busy, table, free = self._busy(t, end)
             if free < volume:
                 continue
-            placement = self.allocator.place_on(job, busy, table)
+            placement = self.allocator.place_on(job, busy, table, free)
             if placement is not None:
                 return Slot(t, placement)
         return None
@@ -122,7 +123,7 @@ class GridPlanner(Planner):
         busy, table, free = self._busy(self.now, span_end(self.now, duration))
         if free < self.allocator.boxes_for(job)[0].volume:
             return None
-        return self.allocator.place_on(job, busy, table)
+        return self.allocator.place_on(job, busy, table, free)
 
     def start(self, job: Job, placement: Placement, duration: float) -> None:
         self.adjust.append((self.now, span_end(self.now, duration), np.array(placement.cells)))
