@@ -96,7 +96,7 @@ class LeastBlocking(Allocator):
         self._placements = tuple(
             Placement(p.midplanes, p.nodes, p.name) for p in self.menu.partitions
         )
-        self._size_of: dict[int, int | None] = {}
+        self._sizing: dict[int, tuple[int, int]] = {}
         self._by_size = self.menu.by_size
         self._ties: dict[tuple[int, int], tuple[int, ...]] = {}
         self._groups: dict[tuple[int, ...], tuple[tuple[float, int], ...]] = {}
@@ -168,13 +168,20 @@ class LeastBlocking(Allocator):
 
     # ---------------------------------------------------------------- decisions
 
-    def size_for(self, nodes: int) -> int | None:
-        """The smallest partition size that holds ``nodes`` (remembered per job size)."""
+    def sizing(self, nodes: int) -> tuple[int, int]:
+        """The smallest partition size that holds ``nodes`` and the bitset of the menu's
+        partitions of that size, (0, 0) when none holds it (seed 000 §II-B: a job gets the
+        smallest partition size that holds it). Remembered per job size."""
         try:
-            return self._size_of[nodes]
+            return self._sizing[nodes]
         except KeyError:
-            size = self._size_of[nodes] = self.menu.size_for(nodes)
-            return size
+            size = self.menu.size_for(nodes)
+            found = self._sizing[nodes] = (0, 0) if size is None else (size, self._by_size[size])
+            return found
+
+    def size_for(self, nodes: int) -> int | None:
+        """The smallest partition size that holds ``nodes``."""
+        return self.sizing(nodes)[0] or None
 
     def least_blocking(self, usable: int, size: int) -> tuple[int, ...]:
         """The usable partitions of ``size`` whose taking leaves the most others usable, in
@@ -206,11 +213,8 @@ class LeastBlocking(Allocator):
         the least-blocking one of the smallest size that holds it; under SL, among the ties,
         the one whose neighbour's job is expected to end closest to ``now + walltime(job)``
         (Algorithm 1), then menu order."""
-        try:
-            size = self._size_of[job.size]
-        except KeyError:
-            size = self.size_for(job.size)
-        if size is None or not usable & self._by_size[size]:
+        size, mask = self._sizing.get(job.size) or self.sizing(job.size)
+        if not usable & mask:
             return None
         ties = self._ties.get((usable, size)) or self.least_blocking(usable, size)
         if self.similar_length and len(ties) > 1:
@@ -255,11 +259,7 @@ class LeastBlocking(Allocator):
     def fits(self, job: Job) -> bool:
         """Whether :meth:`find` would place ``job`` now: some partition of its size is usable
         (the choice among them is not needed to say so)."""
-        try:
-            size = self._size_of[job.size]
-        except KeyError:
-            size = self.size_for(job.size)
-        return size is not None and bool(self.usable & self._by_size[size])
+        return bool(self.usable & (self._sizing.get(job.size) or self.sizing(job.size))[1])
 
     def find(self, job: Job) -> Placement | None:
         choice = self.choose(job, self.usable, self.now)

@@ -12,7 +12,7 @@ adjustment overlapping the interval, plus the allocator's decision.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -51,13 +51,30 @@ class PartitionPlanner(Planner):
         return self.allocator.all & ~taken
 
     def earliest(self, job: Job, duration: float) -> Slot | None:
-        times = sorted({self.now, *self.releases, *(b for _, b, _ in self.adjust)})
-        for t in times:
-            if t < self.now:
-                continue
-            choice = self.allocator.choose(job, self._usable(t, span_end(t, duration)), t)
+        """The first candidate time at which the allocator's rule finds a partition usable for
+        the whole of ``duration``, and that partition. Candidate times before the first release
+        after which a partition of the job's size conflicts with no running one cannot serve
+        (adjustments only take more away), so a binary search over the release suffixes skips
+        them."""
+        allocator = self.allocator
+        wanted = allocator.sizing(job.size)[1] & ~allocator._down
+        blocked, releases = self.blocked, self.releases
+        first = lo = bisect_right(releases, self.now)
+        hi = len(releases)
+        if not wanted & ~blocked[hi]:
+            return None
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if wanted & ~blocked[mid]:
+                hi = mid
+            else:
+                lo = mid + 1
+        start = releases[lo - 1] if lo > first else self.now
+        times = sorted({self.now, *releases, *(b for _, b, _ in self.adjust)})
+        for t in times[bisect_left(times, start) :]:
+            choice = allocator.choose(job, self._usable(t, span_end(t, duration)), t)
             if choice is not None:
-                return Slot(t, self.allocator.placement(choice))
+                return Slot(t, allocator.placement(choice))
         return None
 
     def reserve(self, job: Job, slot: Slot, duration: float) -> None:
