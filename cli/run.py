@@ -12,12 +12,10 @@ import typer
 
 from cli import options as opt
 from cli.output import fail, interactive, out
-from engine.contention.observer import ContentionObserver
 from engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
 from engine.outputs import (
     EventLogWriter,
     dumps,
-    with_observed,
     write_jobs_csv,
     write_schedule_swf,
     write_text,
@@ -239,23 +237,21 @@ def _simulate(
     report_out: Path | None,
     quiet: bool,
 ) -> None:
-    """Build, run to the end (watched by a :class:`ContentionObserver` on a machine with I/O
-    nodes), write the outputs asked for and print the summary."""
+    """Build, run to the end, write the outputs asked for and print the summary."""
     report_fn = REPORTS.get(report) if report else None
     log_file = events_out.open("w", encoding="utf-8") if events_out else None
     try:
         sim = build(EventLogWriter(log_file) if log_file else None)
-        observer = ContentionObserver.of(sim)
         big = len(sim.workload) >= 20000
-        _drive(sim, observer, show_progress=not quiet and interactive() and big)
+        _drive(sim, show_progress=not quiet and interactive() and big)
     finally:
         if log_file:
             log_file.close()
-    document = with_observed(document_of(sim), observer)
+    document = document_of(sim)
     if out_path:
         write_text(out_path, dumps(document))
     if jobs_out:
-        write_jobs_csv(sim, jobs_out, observer)
+        write_jobs_csv(sim, jobs_out)
     if swf_out:
         write_schedule_swf(sim, swf_out)
     if not quiet:
@@ -280,18 +276,10 @@ def _print_report(tables: list[ReportTable]) -> None:
         out.print(table)
 
 
-def _drive(sim: Simulation, observer: ContentionObserver | None, *, show_progress: bool) -> None:
-    """Run to the end (through ``observer`` when there is one), with a progress bar over
-    simulated time on a terminal."""
-
-    def advance(events: int | None) -> None:
-        if observer is None:
-            sim.run(max_events=events)
-        else:
-            observer.run(sim, events)
-
+def _drive(sim: Simulation, *, show_progress: bool) -> None:
+    """Run to the end, with a progress bar over simulated time on a terminal."""
     if not show_progress:
-        advance(None)
+        sim.run()
         return
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -303,7 +291,7 @@ def _drive(sim: Simulation, observer: ContentionObserver | None, *, show_progres
     with Progress(*columns, TimeRemainingColumn(), transient=True) as progress:
         task = progress.add_task("run", total=span, jobs="")
         while not sim.done:
-            advance(50_000)
+            sim.run(max_events=50_000)
             now = sim.now if math.isfinite(sim.now) else last
             progress.update(task, completed=min(now - first, span), jobs=f"event {sim.events}")
 

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -20,9 +20,6 @@ import engine
 from engine import swf
 from engine.events import EventRecord
 from engine.simulation import Simulation
-
-if TYPE_CHECKING:
-    from engine.contention.observer import ContentionObserver
 
 SCHEMA = "meshsim.result/1"
 JOB_COLUMNS = ("job_id", "submit", "start", "end", "size", "allocated", "wait", "bsld", "location")
@@ -85,20 +82,7 @@ def write_text(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def with_observed(document: dict[str, Any], observer: ContentionObserver | None) -> dict[str, Any]:
-    """``document`` with the observer's run-level contention figures added to its ``metrics``
-    (a key the runtime model already reported keeps the model's value: both measure it the
-    same way, see :mod:`engine.contention.observer`)."""
-    if observer is not None:
-        metrics = document["metrics"]
-        for key, value in observer.metrics().items():
-            metrics.setdefault(key, value)
-    return document
-
-
-def jobs_csv_columns(
-    sim: Simulation, observer: ContentionObserver | None = None
-) -> tuple[tuple[str, ...], list[list[Any]]]:
+def jobs_csv_columns(sim: Simulation) -> tuple[tuple[str, ...], list[list[Any]]]:
     """Header and columns of the jobs CSV: :data:`JOB_COLUMNS`, then, when the run was
     observed on a machine with I/O nodes, the per-job contention columns
     (:data:`engine.contention.observer.JOB_COLUMNS`)."""
@@ -106,16 +90,16 @@ def jobs_csv_columns(
     table = sim.job_table()
     header = JOB_COLUMNS
     columns = [table[c].tolist() for c in JOB_COLUMNS]
-    if observer is not None:
-        extra = observer.job_columns(idx)
+    if sim.observer is not None:
+        extra = sim.observer.job_columns(idx)
         header = (*header, *extra)
         columns += [column.tolist() for column in extra.values()]
     return header, columns
 
 
-def write_jobs_csv(sim: Simulation, path: Path, observer: ContentionObserver | None = None) -> None:
+def write_jobs_csv(sim: Simulation, path: Path) -> None:
     """One row per finished job, with a header row (:func:`jobs_csv_columns`)."""
-    header, columns = jobs_csv_columns(sim, observer)
+    header, columns = jobs_csv_columns(sim)
     tmp = path.with_name(path.name + ".part")
     with tmp.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)

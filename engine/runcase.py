@@ -25,7 +25,7 @@ from engine.errors import MeshsimError
 from engine.events import EventRecord
 from engine.generators import load_workload
 from engine.machines import Machine, load_machine
-from engine.outputs import RunInputs, jobs_csv_columns, result_document, with_observed
+from engine.outputs import RunInputs, jobs_csv_columns, result_document
 from engine.policy import Policy
 from engine.shapes import with_shapes
 from engine.simulation import Simulation
@@ -168,22 +168,16 @@ class CaseOutput(NamedTuple):
 
 
 def run_case(options: RunOptions, *, jobs: bool = False) -> CaseOutput:
-    """Run to the end; return the result JSON and, with ``jobs``, the per-job CSV. On a machine
-    with I/O nodes the run is watched by a :class:`ContentionObserver`, whose figures join the
-    metrics and the CSV."""
+    """Run to the end; return the result JSON and, with ``jobs``, the per-job CSV (with the
+    contention columns on a machine with I/O nodes, see :class:`Simulation`)."""
     sim = prepare(options)
-    observer = ContentionObserver.of(sim)
-    if observer is None:
-        sim.run()
-    else:
-        observer.run(sim)
-    document = with_observed(case_document(sim, options), observer)
-    return CaseOutput(document, jobs_csv_text(sim, observer) if jobs else None)
+    sim.run()
+    return CaseOutput(case_document(sim, options), jobs_csv_text(sim) if jobs else None)
 
 
-def jobs_csv_text(sim: Simulation, observer: ContentionObserver | None = None) -> str:
+def jobs_csv_text(sim: Simulation) -> str:
     """The per-job CSV of a finished run as text (:func:`engine.outputs.jobs_csv_columns`)."""
-    header, columns = jobs_csv_columns(sim, observer)
+    header, columns = jobs_csv_columns(sim)
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer)
     writer.writerow(header)

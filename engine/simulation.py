@@ -32,6 +32,7 @@ import numpy as np
 
 from engine.actions import Action, LoggedAction
 from engine.allocation import ALLOCATORS, DOWN, FREE, RESERVED, Allocator, Placement
+from engine.contention.observer import ContentionObserver
 from engine.errors import MeshsimError
 from engine.events import ACTION, ARRIVAL, COMPLETION, Calendar, EventRecord, Tick, priority
 from engine.jobs import Job
@@ -143,7 +144,10 @@ class Results:
 
 
 class Simulation:
-    """One run of a workload through a policy on a machine."""
+    """One run of a workload through a policy on a machine. On a machine with I/O nodes its
+    ``observer`` measures contention per job and over the run while it runs (the running set is
+    shown to it after every event that changed it); its run figures join :meth:`results` and
+    its per-job columns the jobs CSV (:mod:`engine.contention.observer`)."""
 
     def __init__(
         self,
@@ -237,6 +241,11 @@ class Simulation:
             self._schedule_arrival(self._next_job)
         logged = [a if isinstance(a, LoggedAction) else LoggedAction(0, a) for a in actions]
         self._held_actions = deque(sorted(logged, key=lambda a: a.after_event))
+        self.observer: ContentionObserver | None = None
+        if ContentionObserver.applies(machine):
+            self.observer = ContentionObserver(machine, workload, seed)
+            self.observer.observe(first, self.running)
+        self._observed = self._layout
         self._apply_due()
 
     # ----------------------------------------------------------------- construction helpers
@@ -327,6 +336,9 @@ class Simulation:
                     self._pass()
                 if self._model_dirty:
                     self._reschedule()
+            if self.observer is not None and self._observed != self._layout:
+                self._observed = self._layout
+                self.observer.observe(t, self.running)
             self.events += 1
             return True
         return False
@@ -512,6 +524,8 @@ class Simulation:
             if new.label:
                 self._where[job.index] = new.label
             self.migration.node_seconds += new.nodes * (now - r.start)
+        self._layout += 1
+        self._packed = self._layout
         self.migration.passes += 1
         self.migration.jobs += len(moved)
         if self._draining:
@@ -1035,6 +1049,9 @@ class Simulation:
         metrics["requeued_jobs"] = self.requeues
         if self._model is not None:
             metrics.update(self._model.metrics())
+        if self.observer is not None:
+            for key, value in self.observer.metrics().items():
+                metrics.setdefault(key, value)
         return Results(
             metrics=metrics,
             by_size_class=breakdown(out, labels[inverse]),

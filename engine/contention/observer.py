@@ -66,7 +66,7 @@ from engine.seeding import Stream, generator
 from engine.workload import Workload
 
 if TYPE_CHECKING:
-    from engine.simulation import RunningJob, Simulation
+    from engine.simulation import RunningJob
 
 DISPERSAL = tuple(f.name for f in fields(Dispersal))
 """The six Ch. IV dispersal metrics, in :class:`Dispersal` order."""
@@ -137,23 +137,6 @@ class ContentionObserver:
     def applies(machine: Machine) -> bool:
         """Whether ``machine`` has I/O nodes (an ``[io]`` section), so contention is defined."""
         return "io" in machine.extras
-
-    @classmethod
-    def of(cls, sim: Simulation) -> ContentionObserver | None:
-        """An observer for ``sim`` when its machine has I/O nodes, else None."""
-        if not cls.applies(sim.machine):
-            return None
-        return cls(sim.machine, sim.workload, sim.seed)
-
-    def run(self, sim: Simulation, max_events: int | None = None) -> None:
-        """Step ``sim`` to its end (or ``max_events`` events), observing after every event."""
-        self.observe(sim.now, sim.running)
-        count = 0
-        while max_events is None or count < max_events:
-            if sim.step() is None:
-                return
-            count += 1
-            self.observe(sim.now, sim.running)
 
     def observe(self, now: float, running: Mapping[int, RunningJob]) -> None:
         """Record the running set at ``now`` (a no-op when it did not change)."""

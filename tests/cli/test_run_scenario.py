@@ -26,6 +26,17 @@ SCENARIOS = {
         ),
         name="intrepid drain",
     ),
+    "io": Scenario(
+        RunOptions(
+            machine="paragon-io",
+            workload=str(DATA / "mache-mini.toml"),
+            runtime_model="contention",
+            alloc="mc",
+        ),
+        (LoggedAction(5, Fail(2000.0, "3,3")), LoggedAction(9, Repair(9000.0, "3,3"))),
+        position=12,
+        name="contention with a failure",
+    ),
 }
 
 
@@ -48,6 +59,9 @@ def test_run_scenario_is_byte_identical_to_the_export(tmp_path, key):
     assert out.read_bytes() == dumps(scenario_document(sim, scenario)).encode()
     assert jobs.read_bytes() == jobs_csv_text(sim).encode()
     assert load_scenario(path).name in out.read_text()
+    if key == "io":  # the contention observer's figures are part of both
+        assert "inter_contention_time_mean" in out.read_text()
+        assert "inter_contention" in jobs.read_text().splitlines()[0]
 
 
 def test_simulation_options_are_refused_with_a_scenario(tmp_path):

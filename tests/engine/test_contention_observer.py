@@ -1,7 +1,7 @@
 """Per-job and run-level contention (engine/contention/observer.py) and the traffic choice of a
 run (``--pattern``, ``--io-traffic``, ``--io-share``), with hand-computed examples."""
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -280,18 +280,27 @@ def short_mache(tmp_path_factory):
     return str(path)
 
 
-def test_observed_run_changes_nothing_and_agrees_with_the_model(short_mache) -> None:
-    options = io_options(workload=short_mache)
-    plain = prepare(options)
-    plain.run()
-    watched = prepare(options)
-    observer = ContentionObserver.of(watched)
-    observer.run(watched)
-    model = plain.results().metrics
-    assert watched.results().metrics == model
-    seen = observer.metrics()
-    assert seen["max_contention_time_mean"] == pytest.approx(model["max_contention_time_mean"])
-    assert seen["balance_time_mean"] == pytest.approx(model["balance_time_mean"])
+def test_the_observer_reads_the_run_and_agrees_with_the_model(short_mache) -> None:
+    """The engine's observer sees every change of the running set: its figures join the
+    results, the model's own keys keep the model's values and agree with the observer's, and a
+    run on the same machine without I/O nodes schedules the same."""
+    sim = prepare(io_options(workload=short_mache))
+    sim.run()
+    assert sim.observer is not None
+    metrics = sim.results().metrics
+    seen = sim.observer.metrics()
+    assert set(seen) <= set(metrics)
+    assert seen["max_contention_time_mean"] == pytest.approx(metrics["max_contention_time_mean"])
+    assert seen["balance_time_mean"] == pytest.approx(metrics["balance_time_mean"])
+    assert metrics["inter_contention_time_mean"] == seen["inter_contention_time_mean"]
+    trace_runtimes = replace(sim.policy, runtime_model=None)
+    watched = Simulation(sim.machine, sim.workload, trace_runtimes)
+    blind = Simulation(replace(sim.machine, extras={}), sim.workload, trace_runtimes)
+    watched.run()
+    blind.run()
+    assert blind.observer is None and watched.observer is not None
+    assert "inter_contention_time_mean" not in blind.results().metrics
+    assert watched.start_times().tolist() == blind.start_times().tolist()
 
 
 def test_run_case_reports_contention_and_is_deterministic(short_mache) -> None:
@@ -334,4 +343,4 @@ def test_plain_machines_are_not_observed() -> None:
         from_columns("one", submit=np.zeros(1), runtime=np.ones(1), size=np.array([4])),
         Policy(),
     )
-    assert ContentionObserver.of(sim) is None
+    assert sim.observer is None
