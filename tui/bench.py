@@ -10,7 +10,7 @@ figures include Textual's layout and rendering but not a terminal's drawing.
   per second simulated, next to the engine alone on the same run.
 - ``console-frame``: 50,000 waiting jobs on mesh32: one frame, i.e. a snapshot (with the result
   metrics), the update of every pane, a layout pass and a full redraw of the screen, for each of
-  the three lower tabs; the median of repeats.
+  the three lower tabs; the median of repeats, one event apart.
 - ``console-memory``: a 100,000-job live run (flat:1024, FCFS + EASY): resident memory at the
   first frame, halfway and at the end, next to the same run without the console
   (``engine-memory``, in its own interpreter).
@@ -178,9 +178,10 @@ def waiting_session(waiting: int = WAITING) -> Any:
 
 
 async def _frame_times(session: Any) -> dict[str, dict[str, float]]:
-    """Median milliseconds of each part of one frame, per lower tab: the driver's frame
-    (snapshot and result metrics), the app's frame handler (every pane updated), then Textual's
-    layout pass and a full redraw of the screen (``Screen._refresh_layout`` and
+    """Median milliseconds of each part of one frame, per lower tab, each frame one event after
+    the last (a job ends and the next starts, so the map, the tables and the queue change): the
+    driver's frame (snapshot and result metrics), the app's frame handler (every pane updated),
+    then Textual's layout pass and a full redraw of the screen (``Screen._refresh_layout`` and
     ``render_update(full=True)``, private Textual calls: what its refresh timer runs, done here
     at once so that no idle time is counted)."""
     from textual.widgets import TabbedContent
@@ -198,6 +199,7 @@ async def _frame_times(session: Any) -> dict[str, dict[str, float]]:
             await pilot.pause(0.2)
             samples: dict[str, list[float]] = {"publish": [], "panes": [], "layout": [], "draw": []}
             for _ in range(FRAME_REPEATS):
+                session.step(1)
                 t0 = time.perf_counter()
                 frame = driver.frame()
                 t1 = time.perf_counter()

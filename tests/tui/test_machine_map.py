@@ -263,3 +263,32 @@ def test_picture(picture: str, snap_compare) -> None:  # type: ignore[no-untyped
     snap = make()
     cursor = 5 if picture != "small-pane" else snap.machine.spec.cell((20, 12))
     assert snap_compare(Host(snap, cursor), terminal_size=size)
+
+
+def picture(game_map: MachineMap) -> list[str]:
+    """Every line of the map as text with its styles (what a redraw would show)."""
+    rows = game_map.virtual_size.height
+    return ["".join(f"{s.text}|{s.style}" for s in game_map.render_line(y)) for y in range(rows)]
+
+
+@pytest.mark.parametrize("name", ["mesh32", "intrepid"])
+async def test_a_new_snapshot_redraws_changed_rows_like_a_fresh_map(name: str) -> None:
+    opts = RunOptions(machine=name, seed=1)
+    m, jobs = load_inputs(opts)
+    sim = Simulation(m, jobs, opts.policy(m), opts.seed, recent=50)
+    sim.run(max_events=300)
+    before = sim.snapshot()
+    sim.run(max_events=40)
+    after = sim.snapshot()
+    assert not np.array_equal(before.owners, after.owners)
+    app = Host(before)
+    async with app.run_test(size=(90, 60)):
+        game_map = app.query_one(MachineMap)
+        first = picture(game_map)
+        game_map.show(after)
+        updated = picture(game_map)
+    fresh = Host(after)
+    async with fresh.run_test(size=(90, 60)) as pilot:
+        await pilot.pause()
+        assert updated == picture(fresh.query_one(MachineMap))
+    assert updated != first

@@ -5,7 +5,8 @@ cursor); below it scroll the machine picture (:mod:`tui.widgets.map_layout`: mes
 planes, Intrepid racks, flat block) and a legend naming each running job's location. Each job is
 drawn as its letter in its colour (:mod:`tui.jobstyle`); equal neighbouring slots are emitted as
 one segment. Rendered lines are kept in an LRU cache keyed by the line and the cursor's column on
-it, and dropped when a new snapshot arrives, so a cursor move redraws from cache.
+it; a new snapshot drops only the lines whose units changed owner (and the legend when the
+running jobs changed), so a cursor move or a quiet frame redraws from cache.
 """
 
 from __future__ import annotations
@@ -55,6 +56,27 @@ def unit_label(machine: Machine, cell: int) -> str:
     if machine.topology in ("mesh", "torus"):
         return "(" + ",".join(map(str, machine.spec.coord(cell))) + ")"
     return f"node {cell}"
+
+
+def slot_rows(layout: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """Every (slot, row) pair where the row's drawing depends on the slot's owner (its spans
+    and the joins beside them), as two arrays: a new snapshot redraws only the rows of slots
+    whose owner changed."""
+    slots: list[np.ndarray] = []
+    rows: list[np.ndarray] = []
+    for row, items in enumerate(layout.rows):
+        for item in items:
+            if isinstance(item, Span):
+                refs = np.asarray(item.slots, dtype=np.int64)
+            elif isinstance(item, Join):
+                refs = np.array([item.left, item.right], dtype=np.int64)
+            else:
+                continue
+            slots.append(refs)
+            rows.append(np.full(len(refs), row, dtype=np.int64))
+    if not slots:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(slots), np.concatenate(rows)
 
 
 class MachineMap(ScrollView, can_focus=True):
@@ -116,6 +138,7 @@ class MachineMap(ScrollView, can_focus=True):
         self._legend: list[tuple[tuple[int, str], ...]] = []
         self._counts = ""
         self._lines: LRUCache[tuple[int, int, bool], Strip] = LRUCache(1024)
+        self._slot_rows = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         self._job_styles: dict[int, Style] = {}
 
     # ------------------------------------------------------------------ data in
@@ -138,14 +161,26 @@ class MachineMap(ScrollView, can_focus=True):
         if snapshot is None:
             return
         width = max(self.scrollable_content_region.width, 20)
+        before, legend = self._owners, self._legend
         if self._layout is None or width != self._built_width:
             self._layout = build_layout(snapshot.machine, width)
             self._built_width = width
+            self._slot_rows = slot_rows(self._layout)
             self.call_after_refresh(self._scroll_to_cursor)
+            before = np.zeros(0, dtype=np.int64)
         self._owners = slot_owners(snapshot, self._layout)
         self._counts = self._count_text(snapshot)
         self._legend = self._legend_rows(snapshot, width)
-        self._lines.clear()
+        if before.shape != self._owners.shape:
+            self._lines.clear()
+        else:
+            slots, rows = self._slot_rows
+            stale = set(np.unique(rows[np.isin(slots, np.flatnonzero(before != self._owners))]))
+            if legend != self._legend:
+                first = len(self._layout.rows)
+                stale.update(range(first, first + 1 + max(len(legend), len(self._legend))))
+            for key in [k for k in self._lines.keys() if k[0] in stale]:  # noqa: SIM118
+                self._lines.discard(key)
         rows = len(self._layout.rows) + (1 + len(self._legend) if self._legend else 0)
         self.virtual_size = Size(self._layout.width, rows + HEADER)
         self.refresh()

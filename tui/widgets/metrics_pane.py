@@ -4,7 +4,7 @@ metrics over the jobs finished so far)."""
 
 from __future__ import annotations
 
-from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, Sparkline, Static
@@ -19,7 +19,8 @@ class MetricsPane(Vertical):
     """Three sparklines over the run so far and a table of current values.
 
     Panes are fixed in size, so an update lays the screen out again only when the number of
-    values changes (a layout pass per frame would cost every pane a redraw)."""
+    values changes (a layout pass per frame would cost every pane a redraw); the values are one
+    aligned text, which draws several times faster than a table."""
 
     DEFAULT_CSS = """
     MetricsPane { height: 1fr; }
@@ -48,14 +49,14 @@ class MetricsPane(Vertical):
             shown = f"{last:.1%}" if key != "queue" else f"{last:.1f} jobs"
             label = self.query_one(f"#label-{key}", Label)
             label.update(f"{title}  {shown} (last bucket)", layout=False)
+        rows = [(key, number(value)) for key, value in snapshot.metrics.items()]
+        rows += [(k, number(v)) for k, v in (results or {}).items() if k not in snapshot.metrics]
+        name_width = max((len(key) for key, _ in rows), default=0) + 2
+        value_width = max((len(value) for _, value in rows), default=0)
+        text = Text(no_wrap=True)
+        for k, (key, value) in enumerate(rows):
+            text.append(("\n" if k else "") + key.ljust(name_width), style="dim")
+            text.append(value.rjust(value_width))
         values = self.query_one("#metric-values", Static)
-        table = Table.grid(padding=(0, 2))
-        table.add_column(justify="left", style="dim")
-        table.add_column(justify="right")
-        for key, value in snapshot.metrics.items():
-            table.add_row(key, number(value))
-        for key, value in (results or {}).items():
-            if key not in snapshot.metrics:
-                table.add_row(key, number(value))
-        values.update(table, layout=table.row_count != self._rows)
-        self._rows = table.row_count
+        values.update(text, layout=len(rows) != self._rows)
+        self._rows = len(rows)

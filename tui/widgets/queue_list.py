@@ -12,6 +12,7 @@ same for 50 or 50,000 jobs (style anchors §3.4–3.5).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from operator import attrgetter
 from typing import ClassVar
 
@@ -70,6 +71,7 @@ class QueueList(ScrollView, can_focus=True):
         "queue-list--reason",
     }
     DEFAULT_CSS = """
+    QueueList { overflow-x: hidden; }
     QueueList > .queue-list--header { text-style: bold; color: $text-accent; }
     QueueList > .queue-list--cursor { background: $accent 40%; }
     QueueList > .queue-list--reason { color: $text-muted; }
@@ -92,6 +94,7 @@ class QueueList(ScrollView, can_focus=True):
         self._order_name = ""
         self._now = 0.0
         self._selected_index = -1
+        self._styles: tuple[Style, Style, Style] | None = None
 
     def show(self, snapshot: Snapshot) -> None:
         """Render ``snapshot``'s queue (held jobs follow the waiting ones); the cursor stays
@@ -137,15 +140,29 @@ class QueueList(ScrollView, can_focus=True):
 
     def _columns(self) -> tuple[tuple[str, int], ...]:
         """Every column when they fit the pane's width, else the :data:`NARROW` ones."""
-        if self.size.width >= sum(w for _, w in COLUMNS):
-            return COLUMNS
-        return tuple(c for c in COLUMNS if c[0] in NARROW)
+        return fit(self.size.width)[0]
 
     def _lines_per_job(self) -> int:
-        return 1 if self.size.width >= sum(w for _, w in COLUMNS) + REASON_MIN else 2
+        return fit(self.size.width)[1]
 
     def on_resize(self) -> None:
         self.virtual_size = Size(self.size.width, len(self._jobs) * self._lines_per_job() + 1)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles = None
+
+    def _line_styles(self) -> tuple[Style, Style, Style]:
+        """Header, cursor and reason styles, looked up once per theme or style change (a lookup
+        per line was most of a frame's drawing time with a full pane)."""
+        if self._styles is None:
+            reason = self.get_component_rich_style("queue-list--reason")
+            self._styles = (
+                self.get_component_rich_style("queue-list--header"),
+                self.get_component_rich_style("queue-list--cursor"),
+                Style(color=reason.color),
+            )
+        return self._styles
 
     def action_move(self, delta: int) -> None:
         if self._jobs:
@@ -175,27 +192,28 @@ class QueueList(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        columns = self._columns()
+        columns, lines = fit(width)
         if y == 0:
             head = "".join(name.rjust(w) for name, w in columns)
-            if self._lines_per_job() == 1:
+            if lines == 1:
                 head += "  reason"
             if not self._jobs:
                 head += "   (no job waiting)"
-            style = self.get_component_rich_style("queue-list--header")
-            return Strip([Segment(head[:width].ljust(width), style)], width)
-        row, part = divmod(y - 1 + int(self.scroll_offset.y), self._lines_per_job())
+            return Strip([Segment(head[:width].ljust(width), self._line_styles()[0])], width)
+        row, part = divmod(y - 1 + int(self.scroll_offset.y), lines)
         if row >= len(self._jobs):
             return Strip.blank(width)
-        return self._row(row, part, columns, width)
+        return self._row(row, part, columns, lines, width)
 
-    def _row(self, row: int, part: int, columns: tuple[tuple[str, int], ...], width: int) -> Strip:
+    def _row(
+        self, row: int, part: int, columns: tuple[tuple[str, int], ...], lines: int, width: int
+    ) -> Strip:
         """Line ``part`` of job ``row``: its cells and reason, or (two-line rows) its reason."""
         job = self._jobs[row]
-        base = Style(color=job_color(job.index))
+        _, cursor, muted = self._line_styles()
+        base = job_style(job.index)
         if row == self.cursor and self.has_focus:
-            base = base + self.get_component_rich_style("queue-list--cursor")
-        muted = Style(color=self.get_component_rich_style("queue-list--reason").color)
+            base = base + cursor
         reason = self._reasons.get(job.index, "")
         if part == 1:
             return Strip([Segment("    ↳ ", base), Segment(reason, muted)]).crop_extend(
@@ -214,6 +232,22 @@ class QueueList(ScrollView, can_focus=True):
         }
         text = "".join(cells[name].rjust(w)[-w:] for name, w in columns)
         segments = [Segment(text, base)]
-        if self._lines_per_job() == 1:
+        if lines == 1:
             segments.append(Segment("  " + reason, muted))
         return Strip(segments).crop_extend(0, width, None)
+
+
+@lru_cache(maxsize=8)
+def fit(width: int) -> tuple[tuple[tuple[str, int], ...], int]:
+    """The columns and the lines per job at ``width``: every column when they fit, else the
+    :data:`NARROW` ones; the reason beside them when :data:`REASON_MIN` more columns fit, else
+    on a second line."""
+    full = sum(w for _, w in COLUMNS)
+    columns = COLUMNS if width >= full else tuple(c for c in COLUMNS if c[0] in NARROW)
+    return columns, 1 if width >= full + REASON_MIN else 2
+
+
+@lru_cache(maxsize=256)
+def job_style(index: int) -> Style:
+    """A job's text style: its colour."""
+    return Style(color=job_color(index))
