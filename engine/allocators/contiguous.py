@@ -89,6 +89,7 @@ class BoxAllocator(Allocator):
         self._by_columns = len(self.dims) == 2 and not any(self.wrap)
         self._tallest: TallestBoxes | None = None
         self._answers: dict[tuple, Placement | None] = {}
+        self._fitting: dict[tuple, bool] = {}
 
     # ------------------------------------------------------------------ occupancy
 
@@ -111,6 +112,7 @@ class BoxAllocator(Allocator):
         self._tallest = None
         self._masks.clear()
         self._answers.clear()
+        self._fitting.clear()
         if taken is not False:
             self._fit.fill(0)
         if taken is not True:
@@ -224,10 +226,13 @@ class BoxAllocator(Allocator):
     def fits(self, job: Job) -> bool:
         if job.size > self._free:
             return False
-        request, boxes = self.boxes_for(job)
-        if request.volume > self._free:
-            return False
-        return any(self._fits_box(box) for box in boxes)
+        key = (job.size, job.shape)
+        known = self._fitting.get(key)
+        if known is None:
+            request, boxes = self.boxes_for(job)
+            known = request.volume <= self._free and any(self._fits_box(box) for box in boxes)
+            self._fitting[key] = known
+        return known
 
     def find(self, job: Job) -> Placement | None:
         if job.size > self._free:
