@@ -26,8 +26,9 @@ ties are a pure function of (usable set, partition size): the first decision for
 ``bit_count`` per usable partition of the size (at most a few hundred on Intrepid) and is
 remembered, so the scheduler's repeated questions between two changes of the busy set (every
 waiting job of a pass, every candidate time of a reservation) cost one dictionary look-up. SL's
-expected end of each neighbour's job is remembered until a job starts or ends, a midplane is
-withdrawn or restored, or AdjEst's history grows.
+distinct expected ends of the ties' neighbours' jobs are remembered per tie set until a job
+starts or ends, a midplane is withdrawn or restored, or AdjEst's history grows. Whether a job
+fits at all (:meth:`LeastBlocking.fits`, EASY's scan of the queue) is one AND of bitsets.
 """
 
 from __future__ import annotations
