@@ -413,7 +413,7 @@ class Simulation:
         self._next_job = next(self._feed, None)
         if self._next_job is not None:
             self._schedule_arrival(self._next_job)
-        refusal = self.allocator.admit(job)
+        refusal = self.allocator.admit(job) if self._admits else None
         if refusal is not None:
             self.rejected[refusal] = self.rejected.get(refusal, 0) + 1
             self._refused[job.index] = refusal
@@ -422,7 +422,9 @@ class Simulation:
             return
         self.queue.add(job)
         self.stats.arrivals += 1
-        self._emit("arrival", job.job_id)
+        self._last = ("arrival", job.job_id, "")
+        if self._listening:
+            self._record(EventRecord(self.events + 1, job.submit, "arrival", job.job_id))
         self._pass_pending = True
 
     def _request_pass(self) -> None:
@@ -594,7 +596,8 @@ class Simulation:
         self._finish[index] = now
         if not killed:
             self._finished += 1
-            self.allocator.finished(r.job)
+            if self._learns:
+                self.allocator.finished(r.job)
         self._busy -= r.job.size
         self._busy_alloc -= r.placement.nodes
         self.stats.running -= 1
@@ -743,8 +746,11 @@ class Simulation:
         ctx = self._ctx
         ctx.allocator = self.allocator
         ctx.arrival_order = self._order.arrival_order
-        ctx.pairs = type(self.allocator).companion is not Allocator.companion
-        self._clocked = type(self.allocator).next_change is not Allocator.next_change
+        kind = type(self.allocator)
+        ctx.pairs = kind.companion is not Allocator.companion
+        self._clocked = kind.next_change is not Allocator.next_change
+        self._admits = kind.admit is not Allocator.admit
+        self._learns = kind.finished is not Allocator.finished
         self._incremental = (
             self._order.arrival_order
             and not self._order.dynamic
