@@ -27,9 +27,13 @@ positions):
 Two frontiers remember which boxes fit: a box no smaller than one that failed cannot fit until
 cells are released, and a box no larger than one that fitted still fits until cells are taken
 (each an array over the leading extents, holding the bounding last extent; O(1) to ask, O(cells)
-numpy to record). A query that cannot fit (more nodes than are free, or a box known not to fit)
-is answered without any array work, which is what keeps aggressive out-of-order scheduling and
-backfilling's "does it fit at all" question cheap at saturation.
+numpy to record); on a 2D mesh a box they do not answer is settled for every height of its width
+at once by the tallest free box of that width (:class:`~engine.allocators.boxes.TallestBoxes`).
+:meth:`BoxAllocator.fits` also remembers, per (size, shape), the requests that fit until cells
+are taken and those that do not until cells are released. A query that cannot fit (more nodes
+than are free, or a box known not to fit) is answered without any array work, which is what keeps
+aggressive out-of-order scheduling and backfilling's "does it fit at all" question cheap at
+saturation.
 
 Complexity per decision: O(cells) numpy work per candidate box for first/best fit and MPL, O(1)
 for a box the frontiers already answer; max-free-box adds, per candidate position, a search over
@@ -89,7 +93,8 @@ class BoxAllocator(Allocator):
         self._by_columns = len(self.dims) == 2 and not any(self.wrap)
         self._tallest: TallestBoxes | None = None
         self._answers: dict[tuple, Placement | None] = {}
-        self._fitting: dict[tuple, bool] = {}
+        self._fitting: set[tuple] = set()
+        self._not_fitting: set[tuple] = set()
 
     # ------------------------------------------------------------------ occupancy
 
@@ -112,11 +117,12 @@ class BoxAllocator(Allocator):
         self._tallest = None
         self._masks.clear()
         self._answers.clear()
-        self._fitting.clear()
         if taken is not False:
             self._fit.fill(0)
+            self._fitting.clear()
         if taken is not True:
             self._no_fit.fill(self.dims[-1] + 1)
+            self._not_fitting.clear()
 
     def withdraw(self, cell: int, state: int) -> None:
         flat = self._owner.reshape(-1)
@@ -227,12 +233,16 @@ class BoxAllocator(Allocator):
         if job.size > self._free:
             return False
         key = (job.size, job.shape)
-        known = self._fitting.get(key)
-        if known is None:
-            request, boxes = self.boxes_for(job)
-            known = request.volume <= self._free and any(self._fits_box(box) for box in boxes)
-            self._fitting[key] = known
-        return known
+        if key in self._fitting:
+            return True
+        if key in self._not_fitting:
+            return False
+        request, boxes = self.boxes_for(job)
+        if request.volume <= self._free and any(self._fits_box(box) for box in boxes):
+            self._fitting.add(key)
+            return True
+        self._not_fitting.add(key)
+        return False
 
     def find(self, job: Job) -> Placement | None:
         if job.size > self._free:
