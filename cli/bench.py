@@ -116,21 +116,28 @@ def console_scenarios() -> Registry[Scenario]:
 
 def bench_console(names: list[str]) -> None:
     """Run console scenarios, each in a fresh interpreter, and print every figure with its
-    target; the load average is printed because the figures depend on a quiet machine."""
+    target, then the notes that explain them; the load average is printed because the figures
+    depend on a quiet machine."""
     from tui.bench import run_child
 
     registry = console_scenarios()
     for name in names:
         registry.get(name)
-    table = Table(title="meshsim bench --console (headless console at 160x50)")
-    for col in ("scenario", "figure", "measured", "target", "met"):
+    table = Table(title="meshsim bench --console (headless console, 160x50)")
+    for col in ("figure", "measured", "target", "met"):
         table.add_column(col, justify="right" if col == "measured" else "left")
+    notes: list[str] = []
     for name in names:
         with out.status(f"running {name}"):
             before = os.getloadavg()[0]
             r = run_child(name)
             after = os.getloadavg()[0]
-        for k, (figure, measured, target, met) in enumerate(r["figures"]):
-            table.add_row(name if k == 0 else "", figure, measured, target, met)
-        table.add_row("", "load average before / after", f"{before:.1f} / {after:.1f}", "", "")
+        table.add_section()
+        table.add_row(f"[bold]{name}[/]", "", "", "")
+        for row in r["figures"]:
+            table.add_row(*row)
+        notes += [f"{name}: {note}" for note in r.get("notes", [])]
+        notes.append(f"{name}: load average {before:.1f} before, {after:.1f} after")
     out.print(table)
+    for note in notes:
+        out.print(note, highlight=False)

@@ -273,9 +273,8 @@ class MeshsimApp(App[None]):
 
     def _selected_job(self) -> int | None:
         focused = self.focused
-        if isinstance(focused, RunningTable) and focused.row_count:
-            key = focused.coordinate_to_cell_key(focused.cursor_coordinate).row_key.value
-            return int(key) if key is not None else None
+        if isinstance(focused, RunningTable) and focused.selected_job is not None:
+            return focused.selected_job
         queue = self.query_one(QueueList)
         job = queue.selected
         return job.job_id if job is not None else None

@@ -85,20 +85,22 @@ def _figure(name: str, value: float, unit: str, target: str, met: bool | None) -
 
 async def _live_run(app: Any, on_poll: Callable[[], None] = lambda: None) -> dict[str, float]:
     """Drive ``app`` headless: wait for the first frame, go live at the fastest speed, wait for
-    the end of the run; the wall time, events and frames from going live to the end."""
+    the end of the run. From going live to the end: the wall time, events, frames, and the CPU
+    time of the UI thread (this one) and of the whole process (the UI and the engine worker)."""
     driver = app.driver
     async with app.run_test(size=SIZE) as pilot:
         while app.frame is None:
             await pilot.pause(0.05)
         events0, shown0 = app.frame.snapshot.event, driver.shown_frames
-        t0 = time.perf_counter()
+        t0, ui0, cpu0 = time.perf_counter(), time.thread_time(), time.process_time()
         await pilot.press("space")
         while not app.frame.snapshot.done:
             on_poll()
             await pilot.pause(0.05)
-        wall = time.perf_counter() - t0
         return {
-            "wall_s": wall,
+            "wall_s": time.perf_counter() - t0,
+            "ui_cpu_s": time.thread_time() - ui0,
+            "process_cpu_s": time.process_time() - cpu0,
             "events": app.frame.snapshot.event - events0,
             "published": driver.live_frames,
             "shown": driver.shown_frames - shown0,
@@ -118,19 +120,38 @@ def console_live() -> dict[str, Any]:
 
     options = RunOptions()
     alone = Session(options)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     alone.sim.run()
-    engine_s = time.perf_counter() - t0
+    engine_s, engine_cpu = time.perf_counter() - t0, time.process_time() - cpu0
     engine_rate = alone.events / engine_s
     session = Session(options, inputs=(alone.machine, alone.workload))
-    live = asyncio.run(_live_run(MeshsimApp(session)))
+    app = MeshsimApp(session)
+    live = asyncio.run(_live_run(app))
     wall = live["wall_s"]
     drawn, published, rate = live["shown"] / wall, live["published"] / wall, live["events"] / wall
+    ui_frame = live["ui_cpu_s"] / max(1, live["shown"])
+    worker_rate = live["events"] / max(1e-9, live["process_cpu_s"] - live["ui_cpu_s"])
+    fps = 1 / app.driver.frame_seconds
+    share = max(0.0, 1 - fps * ui_frame)
     return {
         **live,
         "jobs": len(alone.workload),
         "engine_s": engine_s,
         "engine_events_per_s": engine_rate,
+        "ui_cpu_ms_per_frame": ui_frame * 1e3,
+        "worker_events_per_cpu_s": worker_rate,
+        "notes": [
+            f"{live['events']:,} events in {wall:.2f} s live; the engine alone ran them in "
+            f"{engine_s:.2f} s ({alone.events / engine_cpu:,.0f} events per CPU second), so the "
+            f"console can go no faster than that",
+            f"CPU while live: the process ran {live['process_cpu_s'] / wall:.0%} of the wall "
+            f"time (one interpreter lock: 100% at most; less when other work holds the cores); "
+            f"the UI spent {ui_frame * 1e3:.1f} ms per frame drawn, the engine worker "
+            f"{worker_rate:,.0f} events per CPU second",
+            f"with a core to itself the console would draw {fps:g} frames/s and leave the engine "
+            f"{share:.0%} of the time: about {worker_rate * share:,.0f} events/s (a projection "
+            f"from these CPU times, not a measurement)",
+        ],
         "figures": [
             _figure("frames drawn by the UI", drawn, "/s", f">= {LIVE_FPS:g}/s", drawn >= LIVE_FPS),
             _figure("frames published by the driver", published, "/s", "", None),
@@ -229,9 +250,7 @@ def console_frame() -> dict[str, Any]:
     worst = max(parts, key=lambda tab: parts[tab]["total"])
     figures = [
         _figure(
-            f"frame, {tab.removeprefix('tab-')} tab "
-            f"(publish {p['publish']:.1f} + panes {p['panes']:.1f} + layout {p['layout']:.1f} "
-            f"+ draw {p['draw']:.1f})",
+            f"one frame, {tab.removeprefix('tab-')} tab",
             p["total"],
             "ms",
             f"< {FRAME_MS:g} ms",
@@ -239,11 +258,17 @@ def console_frame() -> dict[str, Any]:
         )
         for tab, p in parts.items()
     ]
+    notes = [
+        f"{tab.removeprefix('tab-')} tab: snapshot and metrics {p['publish']:.1f} + panes "
+        f"{p['panes']:.1f} + layout {p['layout']:.1f} + full redraw {p['draw']:.1f} ms"
+        for tab, p in parts.items()
+    ]
     return {
         "waiting": waiting,
         "parts_ms": parts,
         "worst_ms": parts[worst]["total"],
         "figures": figures,
+        "notes": [f"{waiting:,} waiting jobs; medians of {FRAME_REPEATS} frames", *notes],
     }
 
 
@@ -318,6 +343,11 @@ def console_memory() -> dict[str, Any]:
         **live,
         "rss_mb": rss,
         "engine_rss_mb": alone,
+        "notes": [
+            f"{live['events']:,} events in {live['wall_s']:.1f} s live; growth from the first "
+            f"frame to the end: console {rss['end'] - rss['start']:+.0f} MB, engine alone "
+            f"{alone['end'] - alone['start']:+.0f} MB (its records of finished jobs)"
+        ],
         "figures": [
             _memory_figure(
                 "console",

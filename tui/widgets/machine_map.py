@@ -140,6 +140,7 @@ class MachineMap(ScrollView, can_focus=True):
         self._lines: LRUCache[tuple[int, int, bool], Strip] = LRUCache(1024)
         self._slot_rows = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         self._job_styles: dict[int, Style] = {}
+        self._components: dict[tuple[str, bool, bool], Style] = {}
 
     # ------------------------------------------------------------------ data in
 
@@ -220,6 +221,7 @@ class MachineMap(ScrollView, can_focus=True):
         super().notify_style_update()
         self._lines.clear()
         self._job_styles.clear()
+        self._components.clear()
 
     # ------------------------------------------------------------------ units and cursor
 
@@ -296,10 +298,10 @@ class MachineMap(ScrollView, can_focus=True):
         return strip.crop_extend(x, x + width, self.rich_style)
 
     def _header(self) -> Strip:
-        style = self.get_component_rich_style("machine-map--header")
+        style = self._component("machine-map--header")
         if self._machine is None:
             return Strip([Segment("no machine", style)])
-        muted = self.get_component_rich_style("machine-map--axis")
+        muted = self._component("machine-map--axis")
         segments = [
             Segment(self._machine.name + "  ", style + Style(bold=True)),
             Segment(self._counts, style),
@@ -340,7 +342,7 @@ class MachineMap(ScrollView, can_focus=True):
         if cursor is not None:
             hits = np.flatnonzero(span.slots == cursor)
             at = int(hits[0]) if len(hits) else -1
-        cursor_style = self.get_component_rich_style("machine-map--cursor", partial=True)
+        cursor_style = self._component("machine-map--cursor", partial=True)
         segments: list[Segment] = []
         for a, b in pairwise(cuts):
             owner = int(values[a])
@@ -368,7 +370,7 @@ class MachineMap(ScrollView, can_focus=True):
     def _state_style(self, owner: int) -> Style:
         if owner >= 0:
             return self._job_style(owner)
-        return self.get_component_rich_style(_STATES.get(owner, _STATES[FREE])[1])
+        return self._component(_STATES.get(owner, _STATES[FREE])[1])
 
     def _job_style(self, index: int) -> Style:
         style = self._job_styles.get(index)
@@ -378,7 +380,18 @@ class MachineMap(ScrollView, can_focus=True):
         return style
 
     def _role(self, role: str) -> Style:
-        return self.get_component_rich_style(f"machine-map--{role}")
+        return self._component(f"machine-map--{role}")
+
+    def _component(self, name: str, *, partial: bool = False) -> Style:
+        """A component class's style, looked up once per theme or style change and focus state
+        (the cursor looks different when the map has focus; a lookup per drawn span cost most
+        of a redraw of the Intrepid map)."""
+        key = (name, partial, self.has_focus)
+        style = self._components.get(key)
+        if style is None:
+            style = self.get_component_rich_style(name, partial=partial)
+            self._components[key] = style
+        return style
 
     def _legend_line(self, index: int) -> Strip:
         if not 0 <= index < len(self._legend):
