@@ -33,19 +33,22 @@ if TYPE_CHECKING:
     from engine.allocators.contiguous import BoxAllocator
 
 
+def cell_array(cells: tuple[int, ...]) -> np.ndarray:
+    """A placement's cells as an index array."""
+    return np.fromiter(cells, dtype=np.intp, count=len(cells))
+
+
 class GridPlanner(Planner):
     """Future availability of a mesh or torus as per-cell release times plus reserved boxes."""
 
     def __init__(self, allocator: BoxAllocator, now: float, releases: Releases) -> None:
         self.allocator = allocator
         self.now = now
-        owner = allocator.owners()
-        self.release = np.where(owner == FREE, -inf, inf)
+        self.release = np.where(allocator.owners() == FREE, -inf, inf)
         times = {now}
         for end, index, _ in releases.entries:
             when = max(end, now)
-            cells = list(releases.running[index].placement.cells)
-            self.release[cells] = when
+            self.release[cell_array(releases.running[index].placement.cells)] = when
             times.add(when)
         self.times = sorted(times)
         self.adjust: list[tuple[float, float, np.ndarray]] = []
@@ -96,7 +99,7 @@ class GridPlanner(Planner):
         return None
 
     def reserve(self, job: Job, slot: Slot, duration: float) -> None:
-        held = (slot.start, span_end(slot.start, duration), np.array(slot.where.cells))
+        held = (slot.start, span_end(slot.start, duration), cell_array(slot.where.cells))
         self.adjust.append(held)
         self.held[job.index] = held
         self._changed()
@@ -108,7 +111,7 @@ class GridPlanner(Planner):
 
     def admits(self, job: Job, placement: Placement, duration: float) -> bool:
         end = span_end(self.now, duration)
-        cells = np.array(placement.cells)
+        cells = cell_array(placement.cells)
         return not any(
             a < end and b > self.now and np.isin(cells, held).any() for a, b, held in self.adjust
         )
@@ -126,5 +129,5 @@ class GridPlanner(Planner):
         return self.allocator.place_on(job, busy, table, free)
 
     def start(self, job: Job, placement: Placement, duration: float) -> None:
-        self.adjust.append((self.now, span_end(self.now, duration), np.array(placement.cells)))
+        self.adjust.append((self.now, span_end(self.now, duration), cell_array(placement.cells)))
         self._changed()
