@@ -58,5 +58,6 @@ def test_console_frame_scenario_prints_its_figures_as_json() -> None:
     )
     result = json.loads(done.stdout)
     assert result["waiting"] == 50_000
-    assert {row[0].split(",")[0] for row in result["figures"]} == {"frame"}
+    assert {row[0].split(",")[0] for row in result["figures"]} == {"one frame"}
+    assert all(row[2] == "< 50 ms" and row[3] in ("yes", "NO") for row in result["figures"])
     assert set(result["parts_ms"]) == {"tab-metrics", "tab-timeline", "tab-events"}
