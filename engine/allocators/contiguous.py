@@ -251,6 +251,8 @@ class BoxAllocator(Allocator):
         answer = self._answers.get(key, _UNKNOWN)
         if answer is not _UNKNOWN:
             return answer
+        if key in self._not_fitting:
+            return None
         request, boxes = self.boxes_for(job)
         answer = None
         if request.volume <= self._free:
@@ -263,6 +265,7 @@ class BoxAllocator(Allocator):
                 box, start = self.choose(candidates, self.busy())
                 answer = self._placement(box, start, request.volume)
         self._answers[key] = answer
+        (self._not_fitting if answer is None else self._fitting).add(key)
         return answer
 
     def _placement(self, box: Box, start: Sequence[int], volume: int) -> Placement:
@@ -387,7 +390,10 @@ class FirstFit(BoxAllocator):
     """The first free box in scan order."""
 
     name = "first-fit"
-    complexity = "O(cells) numpy per candidate box; O(1) for a request known not to fit"
+    complexity = (
+        "O(1) for a request or box already settled; else O(cells) numpy per box width "
+        "(2D mesh) or per box, plus O(cells) per box that fits"
+    )
 
 
 @ALLOCATORS.register("best-fit")
@@ -395,7 +401,10 @@ class BestFit(BoxAllocator):
     """The free box touching the most busy cells and walls."""
 
     name = "best-fit"
-    complexity = "O(cells) numpy per candidate box and face"
+    complexity = (
+        "O(1) for a request or box already settled; else O(cells) numpy per box width "
+        "(2D mesh) or per box, plus O(cells) per face of each box that fits"
+    )
 
     def choose(
         self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
@@ -438,7 +447,10 @@ class MaximumPeripheralLength(BoxAllocator):
     """Prefer the free box with the longest boundary on the mesh periphery (seed 001 §3.2)."""
 
     name = "mpl"
-    complexity = "O(cells) numpy per candidate box; O(1) for a request known not to fit"
+    complexity = (
+        "O(1) for a request or box already settled; else O(cells) numpy per box width "
+        "(2D mesh) or per box, plus O(cells) per box that fits"
+    )
 
     def choose(
         self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray

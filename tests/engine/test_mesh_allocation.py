@@ -263,12 +263,21 @@ def test_remembered_fits_never_change_an_answer(dims, wrap, seed, name, rotate):
     alloc = ALLOCATORS.get(name)(machine, np.random.default_rng(1), rotate=rotate)
     rng = np.random.default_rng(seed)
     running = []
+    asked = []
     for step in range(30):
         shape = tuple(int(rng.integers(1, d + 1)) for d in dims)
         request = job(step, shape)
+        asked.append(request)
         twin = fresh_copy(alloc)
-        fits = alloc.fits(request)
-        placement = alloc.find(request)
+        for earlier in asked[-6:-1]:  # answers remembered from earlier occupancies
+            assert alloc.fits(earlier) == (twin.find(earlier) is not None)
+            assert alloc.find(earlier) == twin.find(earlier)
+        if step % 2:
+            fits = alloc.fits(request)
+            placement = alloc.find(request)
+        else:
+            placement = alloc.find(request)
+            fits = alloc.fits(request)
         assert placement == twin.find(request)
         assert fits == (placement is not None)
         if placement is not None and rng.random() < 0.7:
