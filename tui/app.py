@@ -138,6 +138,7 @@ class MeshsimApp(App[None]):
         self.frame: Frame | None = None
         self._start_live = start_live
         self._speed_index = len(SPEEDS) - 1
+        self._metrics_shown: dict[str, float | int] | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -189,7 +190,10 @@ class MeshsimApp(App[None]):
 
     @on(FrameReady)
     def show_frame(self, message: FrameReady) -> None:
-        """Render a frame: status, map, running jobs, queue and the visible lower tab."""
+        """Render a frame: status, map, running jobs, queue and the visible lower tab. Live, the
+        metrics tab is redrawn only when the frame brings fresh result metrics (the driver
+        computes them every ``METRICS_EVERY`` seconds): its sparklines and values were a fifth
+        of a live frame's drawing; paused, every frame redraws it."""
         frame = message.frame
         self.frame = frame
         snap = frame.snapshot
@@ -205,7 +209,9 @@ class MeshsimApp(App[None]):
             queue.border_title = f"waiting queue · {len(snap.waiting):,}{held}"
             lower = self.query_one("#lower", TabbedContent).active
             if lower == "tab-metrics":
-                self.query_one(MetricsPane).show(snap, frame.metrics)
+                if not frame.live or frame.metrics is not self._metrics_shown:
+                    self.query_one(MetricsPane).show(snap, frame.metrics)
+                    self._metrics_shown = frame.metrics
             elif lower == "tab-timeline":
                 self.query_one(Timeline).show(snap)
             else:
@@ -218,6 +224,7 @@ class MeshsimApp(App[None]):
 
     @on(TabbedContent.TabActivated)
     def _on_tab(self) -> None:
+        self._metrics_shown = None
         if self.frame is not None:
             self.post_message(FrameReady(self.frame))
 

@@ -12,7 +12,10 @@ engine.
 
 Paced mode (``paced=True``, what the console uses): after publishing a live frame the driver
 sleeps until the UI calls :meth:`Driver.shown` (at most :data:`SHOWN_WAIT` seconds), then runs
-the engine for the rest of the frame's period, and for at least :data:`ENGINE_SHARE` of a period.
+the engine for the rest of the frame's period, and at least :data:`ENGINE_RATIO` times as long
+as the UI took to show the frame, as long as frames still come :data:`MIN_FPS` times a second:
+a slow UI lowers the frame rate from ``fps`` towards :data:`MIN_FPS` to leave the engine 60 %
+of the time, never below.
 The engine and the UI share one interpreter lock: without the pause every short wait of the UI
 thread (each turn of its event loop) costs it a switch interval while the engine holds the lock,
 and the console drew about 5 frames a second instead of 15.
@@ -43,8 +46,12 @@ CHUNK = 64
 SHOWN_WAIT = 0.25
 """Longest wall time a paced driver waits for the UI to show a live frame."""
 
-ENGINE_SHARE = 0.5
-"""Least part of a frame's period a paced driver gives the engine, however slow the UI."""
+ENGINE_RATIO = 1.5
+"""Engine time after a live frame, as a multiple of the time the UI took to show it (within
+:data:`MIN_FPS`)."""
+
+MIN_FPS = 10.0
+"""The frame rate a paced driver keeps in live mode whatever the UI costs."""
 
 METRICS_EVERY = 0.5
 """Wall seconds between two computations of the result metrics in live mode (about 3 ms each
@@ -188,7 +195,9 @@ class Driver:
         deadline = started + self.frame_seconds
         if self._paced:
             self._shown.wait(SHOWN_WAIT)
-            deadline = max(deadline, time.perf_counter() + ENGINE_SHARE * self.frame_seconds)
+            shown = time.perf_counter()
+            slowest = started + 1 / MIN_FPS
+            deadline = max(deadline, min(shown + ENGINE_RATIO * (shown - started), slowest))
         first = session.events
         if math.isinf(self.speed):
             while time.perf_counter() < deadline and not session.done:

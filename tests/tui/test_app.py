@@ -15,7 +15,8 @@ import pytest
 import engine.catalog  # noqa: F401
 from engine.allocation import DOWN
 from engine.runcase import RunOptions
-from tui.app import MeshsimApp, make_app
+from tui.app import FrameReady, MeshsimApp, make_app
+from tui.driver import Frame
 from tui.screens.form import FormScreen
 from tui.screens.report import ReportScreen
 from tui.widgets.event_log import EventLog
@@ -325,3 +326,24 @@ def test_bad_input_to_meshsim_tui_is_one_line(tmp_path: Path) -> None:
 def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Screenshots and default file names land in a temporary folder."""
     monkeypatch.chdir(tmp_path)
+
+
+async def test_live_frames_redraw_the_metrics_tab_only_with_fresh_result_metrics() -> None:
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        session = app.driver.session
+        metrics = session.sim.results().metrics
+        label = app.query_one("#label-queue")
+
+        def show(steps: int, live: bool, results: dict[str, float | int]) -> str:
+            session.step(steps)
+            app.show_frame(FrameReady(Frame(session.snapshot(), "console", live, 1.0, 0, results)))
+            return str(label.render())
+
+        shown = show(0, True, metrics)
+        for _ in range(8):
+            assert show(3, True, metrics) == shown, "same result metrics: tab left as it was"
+        assert show(0, False, metrics) != shown, "a paused frame redraws it"
+        fresh = show(3, True, dict(metrics))
+        assert show(0, False, metrics) == fresh, "fresh metrics redraw it while live"

@@ -11,7 +11,7 @@ running jobs changed), so a cursor move or a quiet frame redraws from cache.
 
 from __future__ import annotations
 
-from itertools import pairwise
+from itertools import groupby
 from typing import ClassVar
 
 import numpy as np
@@ -335,17 +335,17 @@ class MachineMap(ScrollView, can_focus=True):
         return Strip(segments).simplify()
 
     def _span(self, span: Span, cursor: int | None) -> list[Segment]:
-        """Runs of equal owners as one segment each (the cursor slot split out)."""
-        values = self._owners[span.slots]
-        cuts = [0, *(np.flatnonzero(values[1:] != values[:-1]) + 1).tolist(), len(values)]
+        """Runs of equal owners as one segment each (the cursor slot split out). Spans are
+        short (a row of a mesh, a rack's midplanes), so plain lists beat NumPy calls here."""
         at = -1
         if cursor is not None:
             hits = np.flatnonzero(span.slots == cursor)
             at = int(hits[0]) if len(hits) else -1
         cursor_style = self._component("machine-map--cursor", partial=True)
         segments: list[Segment] = []
-        for a, b in pairwise(cuts):
-            owner = int(values[a])
+        a = 0
+        for owner, run in groupby(self._owners[span.slots].tolist()):
+            b = a + sum(1 for _ in run)
             art, style = self._art(owner), self._state_style(owner)
             if a <= at < b:
                 if at > a:
@@ -355,6 +355,7 @@ class MachineMap(ScrollView, can_focus=True):
                     segments.append(Segment(art * (b - at - 1), style))
             else:
                 segments.append(Segment(art * (b - a), style))
+            a = b
         return segments
 
     def _art(self, owner: int) -> str:
