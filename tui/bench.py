@@ -12,8 +12,9 @@ figures include Textual's layout and rendering but not a terminal's drawing.
   metrics), the update of every pane, a layout pass and a full redraw of the screen, for each of
   the three lower tabs; the median of repeats, one event apart.
 - ``console-memory``: a 100,000-job live run (flat:1024, FCFS + EASY): resident memory at the
-  first frame, halfway and at the end, next to the same run without the console
-  (``engine-memory``, in its own interpreter).
+  first frame, halfway and at the end, and the growth of the memory Python holds for live
+  objects, next to the same run without the console (``engine-memory``, in its own
+  interpreter).
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ FRAME_MS = 50.0
 FRAME_REPEATS = 7
 WAITING = 50_000
 MEMORY_JOBS = 100_000
+MEMORY_BLOCKS_SLACK = 0.10
+"""``console-memory``: the console holds no more than this share of extra Python memory blocks,
+beyond the engine's own growth, at the end of the run than at its first frame."""
+
 MEMORY_SLACK_MB = 5.0
 """``console-memory`` counts as flat when, from the first frame to the end, the console's resident
 memory grows by less than this beyond what the same run grows by without the console (the
@@ -100,8 +105,10 @@ async def _live_run(app: Any, on_poll: Callable[[], None] = lambda: None) -> dic
         events0, shown0 = app.frame.snapshot.event, driver.shown_frames
         t0, ui0, cpu0 = time.perf_counter(), time.thread_time(), time.process_time()
         await pilot.press("space")
-        while not app.frame.snapshot.done:
+        while True:
             on_poll()
+            if app.frame.snapshot.done:
+                break
             await pilot.pause(POLL)
         return {
             "wall_s": time.perf_counter() - t0,
@@ -295,6 +302,16 @@ def _memory_session() -> Any:
         return Session(RunOptions(machine="flat:1024", workload=str(spec), backfill="easy"))
 
 
+def python_blocks() -> int:
+    """Memory blocks Python's allocator holds for live objects, after a full collection: what
+    the process keeps, unlike its resident memory, which also counts freed memory the allocator
+    has not returned to the system."""
+    import gc
+
+    gc.collect()
+    return sys.getallocatedblocks()
+
+
 def _rss_at_thirds(samples: list[tuple[int, float]], events: int) -> dict[str, float]:
     """The resident memory sampled nearest the start, the middle and the end of a run."""
 
@@ -312,6 +329,7 @@ def _rss_at_thirds(samples: list[tuple[int, float]], events: int) -> dict[str, f
 def engine_memory() -> dict[str, Any]:
     session = _memory_session()
     samples = [(0, rss_mb())]
+    blocks = python_blocks()
     while not session.done:
         session.sim.run(max_events=MEMORY_JOBS // 50)
         samples.append((session.events, rss_mb()))
@@ -319,6 +337,7 @@ def engine_memory() -> dict[str, Any]:
     return {
         "events": session.events,
         "rss_mb": rss,
+        "blocks_growth": python_blocks() - blocks,
         "figures": [_memory_figure("engine alone", rss, "", "")],
     }
 
@@ -342,18 +361,26 @@ def console_memory() -> dict[str, Any]:
 
     app = MeshsimApp(_memory_session())
     samples: list[tuple[int, float]] = []
+    blocks: list[int] = []
 
     def sample() -> None:
-        samples.append((app.frame.snapshot.event, rss_mb()))
+        snap = app.frame.snapshot
+        samples.append((snap.event, rss_mb()))
+        if not blocks or snap.done:
+            blocks.append(python_blocks())
 
     live = asyncio.run(_live_run(app, sample))
     rss = _rss_at_thirds(samples, live["events"])
-    alone = run_child("engine-memory")["rss_mb"]
+    engine = run_child("engine-memory")
+    alone = engine["rss_mb"]
     extra = (rss["end"] - rss["start"]) - (alone["end"] - alone["start"])
+    held, held_alone = blocks[-1] - blocks[0], engine["blocks_growth"]
     return {
         **live,
         "rss_mb": rss,
         "engine_rss_mb": alone,
+        "blocks_growth": held,
+        "engine_blocks_growth": held_alone,
         "notes": [
             f"{live['events']:,} events in {live['wall_s']:.1f} s live; growth from the first "
             f"frame to the end: console {rss['end'] - rss['start']:+.0f} MB, engine alone "
@@ -367,6 +394,12 @@ def console_memory() -> dict[str, Any]:
                 f"{'yes' if extra < MEMORY_SLACK_MB else 'NO'} ({extra:+.0f} MB)",
             ),
             _memory_figure("same run, engine alone", alone, "", ""),
+            [
+                "Python memory blocks held, growth over the run: console / engine alone",
+                f"{held:+,} / {held_alone:+,}",
+                f"console's within {MEMORY_BLOCKS_SLACK:.0%} of the engine's",
+                "yes" if held <= held_alone * (1 + MEMORY_BLOCKS_SLACK) else "NO",
+            ],
             _figure(
                 "events simulated, console live", live["events"] / live["wall_s"], "/s", "", None
             ),

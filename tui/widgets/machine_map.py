@@ -139,7 +139,8 @@ class MachineMap(ScrollView, can_focus=True):
         self._counts = ""
         self._lines: LRUCache[tuple[int, int, bool], Strip] = LRUCache(1024)
         self._slot_rows = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-        self._job_styles: dict[int, Style] = {}
+        self._job_styles: dict[str, Style] = {}
+        """Job styles by colour: a dozen, however many jobs a long run starts."""
         self._components: dict[tuple[str, bool, bool], Style] = {}
 
     # ------------------------------------------------------------------ data in
@@ -374,10 +375,11 @@ class MachineMap(ScrollView, can_focus=True):
         return self._component(_STATES.get(owner, _STATES[FREE])[1])
 
     def _job_style(self, index: int) -> Style:
-        style = self._job_styles.get(index)
+        color = job_color(index)
+        style = self._job_styles.get(color)
         if style is None:
-            style = self.rich_style + Style(color=job_color(index), bold=True)
-            self._job_styles[index] = style
+            style = self.rich_style + Style(color=color, bold=True)
+            self._job_styles[color] = style
         return style
 
     def _role(self, role: str) -> Style:
