@@ -7,7 +7,7 @@ figures include Textual's layout and rendering but not a terminal's drawing.
 
 - ``console-live``: Intrepid and its default synthetic workload, live at the fastest speed from
   the first event to the last: frames per second the driver published and the UI drew, events
-  per second simulated, next to the engine alone on the same run.
+  per second simulated (over three runs), next to the engine alone on the same run.
 - ``console-frame``: 50,000 waiting jobs on mesh32: one frame, i.e. a snapshot (with the result
   metrics), the update of every pane, a layout pass and a full redraw of the screen, for each of
   the three lower tabs; the median of repeats, one event apart.
@@ -41,7 +41,7 @@ POLL = 0.2
 """Seconds between two looks of a benchmark at a live run (each look wakes the UI)."""
 
 LIVE_RUNS = 3
-"""Live runs of ``console-live``; the median one (by events per second) is reported."""
+"""Live runs of ``console-live``; its figures are taken over all of them (one run is short)."""
 
 LIVE_FPS = 10.0
 LIVE_EVENTS = 20_000.0
@@ -142,9 +142,9 @@ def console_live() -> dict[str, Any]:
     for _ in range(LIVE_RUNS):
         app = MeshsimApp(Session(options, inputs=(alone.machine, alone.workload)))
         runs.append(asyncio.run(_live_run(app)))
-    live = sorted(runs, key=lambda r: r["events"] / r["wall_s"])[LIVE_RUNS // 2]
+    live = {key: sum(r[key] for r in runs) for key in runs[0]}
     wall = live["wall_s"]
-    drawn, published, rate = live["shown"] / wall, live["published"] / wall, live["events"] / wall
+    frames, rate = min(live["shown"], live["published"]) / wall, live["events"] / wall
     ui_frame = live["ui_cpu_s"] / max(1, live["shown"])
     worker_rate = live["events"] / max(1e-9, live["process_cpu_s"] - live["ui_cpu_s"])
     period = max(app.driver.frame_seconds, min(ui_frame * (1 + ENGINE_RATIO), 1 / MIN_FPS))
@@ -157,9 +157,9 @@ def console_live() -> dict[str, Any]:
         "ui_cpu_ms_per_frame": ui_frame * 1e3,
         "worker_events_per_cpu_s": worker_rate,
         "notes": [
-            f"{live['events']:,} events in {wall:.2f} s live; the engine alone ran them in "
-            f"{engine_s:.2f} s ({alone.events / engine_cpu:,.0f} events per CPU second), so the "
-            f"console can go no faster than that",
+            f"{live['events']:,} events in {wall:.2f} s live; the engine alone ran a run's "
+            f"{alone.events:,} in {engine_s:.2f} s ({alone.events / engine_cpu:,.0f} events per "
+            f"CPU second), so the console can go no faster than that",
             f"CPU while live: the process ran {live['process_cpu_s'] / wall:.0%} of the wall "
             f"time (one interpreter lock: 100% at most; less when other work holds the cores); "
             f"the UI spent {ui_frame * 1e3:.1f} ms per frame drawn, the engine worker "
@@ -167,12 +167,17 @@ def console_live() -> dict[str, Any]:
             f"with a core to itself the console would draw {1 / period:.1f} frames/s and leave "
             f"the engine {share:.0%} of the time: about {worker_rate * share:,.0f} events/s (a "
             f"projection from these CPU times and the driver's pacing, not a measurement)",
-            f"median of {LIVE_RUNS} live runs by events/s: "
+            f"{LIVE_RUNS} live runs, figures over all of them; events/s of each run: "
             + ", ".join(f"{r['events'] / r['wall_s']:,.0f}" for r in runs),
         ],
         "figures": [
-            _figure("frames drawn by the UI", drawn, "/s", f">= {LIVE_FPS:g}/s", drawn >= LIVE_FPS),
-            _figure("frames published by the driver", published, "/s", "", None),
+            _figure(
+                "live frames published and drawn",
+                frames,
+                "/s",
+                f">= {LIVE_FPS:g}/s",
+                frames >= LIVE_FPS,
+            ),
             _figure(
                 "events simulated, console live",
                 rate,

@@ -14,8 +14,8 @@ Paced mode (``paced=True``, what the console uses): after publishing a live fram
 sleeps until the UI calls :meth:`Driver.shown` (at most :data:`SHOWN_WAIT` seconds), then runs
 the engine for the rest of the frame's period, and at least :data:`ENGINE_RATIO` times as long
 as the UI took to show the frame, as long as frames still come :data:`MIN_FPS` times a second:
-a slow UI lowers the frame rate from ``fps`` towards :data:`MIN_FPS` to leave the engine 60 %
-of the time, never below.
+a slow UI lowers the frame rate from ``fps`` towards :data:`MIN_FPS` to leave the engine two
+thirds of the time, never below.
 The engine and the UI share one interpreter lock: without the pause every short wait of the UI
 thread (each turn of its event loop) costs it a switch interval while the engine holds the lock,
 and the console drew about 5 frames a second instead of 15.
@@ -46,12 +46,14 @@ CHUNK = 64
 SHOWN_WAIT = 0.25
 """Longest wall time a paced driver waits for the UI to show a live frame."""
 
-ENGINE_RATIO = 1.5
+ENGINE_RATIO = 2.0
 """Engine time after a live frame, as a multiple of the time the UI took to show it (within
 :data:`MIN_FPS`)."""
 
-MIN_FPS = 10.0
-"""The frame rate a paced driver keeps in live mode whatever the UI costs."""
+MIN_FPS = 12.0
+"""The frame rate a paced driver keeps in live mode whatever the UI costs: a margin above the
+10 frames a second the console promises, for the chunk and the snapshot that end a frame after
+its deadline."""
 
 METRICS_EVERY = 0.5
 """Wall seconds between two computations of the result metrics in live mode (about 3 ms each
