@@ -1,12 +1,14 @@
 """The event calendar and the records of what happened.
 
-The calendar is a SimPy :class:`simpy.Environment`. Events carry an integer priority that encodes
-DESIGN.md's order at one instant: all job completions, then operator actions and failures, then
-arrivals; ties inside a kind are broken by job index (which follows job number) or, for actions,
-by the order they were applied. The one scheduling pass of an instant runs when its last event
-has been processed (the calendar's next event is later), inside the step that closed the instant;
-jobs of zero length started by it end at the same instant, which then closes again with another
-pass.
+The calendar is a SimPy :class:`simpy.Environment`. Its events carry an integer priority that
+encodes DESIGN.md's order at one instant: all job completions, then operator actions and
+failures; ties inside a kind are broken by job index (which follows job number) or, for actions,
+by the order they were applied. Arrivals, which come already ordered by (submit time, job number)
+from the workload, are not put on the calendar: the simulation merges them in after every
+calendar event of their instant (:meth:`engine.simulation.Simulation._advance`). The one
+scheduling pass of an instant runs when its last event has been processed, inside the step that
+closed the instant; jobs of zero length started by it end at the same instant, which then closes
+again with another pass.
 """
 
 from __future__ import annotations
@@ -17,17 +19,13 @@ from typing import Any, NamedTuple
 
 import simpy
 
-COMPLETION, ACTION, ARRIVAL = 0, 1, 2
+COMPLETION, ACTION = 0, 1
 _SHIFT = 40
 
 
 def priority(kind: int, key: int) -> int:
     """The calendar priority of an event of ``kind`` for job index or action number ``key``."""
     return (kind << _SHIFT) | key
-
-
-def kind_of(prio: int) -> int:
-    return prio >> _SHIFT
 
 
 class Calendar(simpy.Environment):

@@ -34,7 +34,7 @@ from engine.actions import Action, LoggedAction
 from engine.allocation import ALLOCATORS, DOWN, FREE, RESERVED, Allocator, Placement
 from engine.contention.observer import ContentionObserver
 from engine.errors import MeshsimError
-from engine.events import ACTION, ARRIVAL, COMPLETION, Calendar, EventRecord, Tick, priority
+from engine.events import ACTION, COMPLETION, Calendar, EventRecord, Tick, priority
 from engine.jobs import Job
 from engine.metrics import Integrals, JobOutcomes, breakdown, summary
 from engine.planning import Planner, Releases
@@ -54,7 +54,6 @@ if TYPE_CHECKING:
     from engine.workload import Workload
 
 _CHUNK = 4096
-_ARRIVAL = priority(ARRIVAL, 0)
 _COMPLETION = priority(COMPLETION, 0)
 _CLOCK = priority(ACTION, (1 << 39))
 _RESERVATION_END = priority(ACTION, (1 << 38))
@@ -236,9 +235,7 @@ class Simulation:
         )
         self._configure_pass()
         self._feed = self._job_feed()
-        self._next_job = next(self._feed, None)
-        if self._next_job is not None:
-            self._schedule_arrival(self._next_job)
+        self._next_job: Job | None = next(self._feed, None)
         logged = [a if isinstance(a, LoggedAction) else LoggedAction(0, a) for a in actions]
         self._held_actions = deque(sorted(logged, key=lambda a: a.after_event))
         self.observer: ContentionObserver | None = None
@@ -293,7 +290,9 @@ class Simulation:
         queue = self._calendar
         while queue and queue[0][3].cancelled:
             heappop(queue)
-        return queue[0][0] if queue else math.inf
+        t = queue[0][0] if queue else math.inf
+        job = self._next_job
+        return job.submit if job is not None and job.submit < t else t
 
     def step(self) -> EventRecord | None:
         """Process one event and return its record; None when the run is over. When the event
@@ -312,36 +311,49 @@ class Simulation:
     def _advance(self, limit: float = math.inf) -> bool:
         """Process the next event if it is due at or before ``limit``; False if there is none.
 
-        The loop reads the SimPy calendar's heap itself (every entry is a
-        :class:`~engine.events.Tick` with one callback). Cancelled completions (moved by the
-        runtime model, or of a job killed or evicted) are dropped unseen: they neither count as
-        events nor advance the clock or the time integrals. When the event is the last of its
-        instant, the instant's scheduling pass runs."""
+        Events come from two sources merged in DESIGN.md's order: the SimPy calendar's heap,
+        read directly (completions, actions and clock ticks, each a
+        :class:`~engine.events.Tick` with one callback), and the workload's arrivals in
+        (submit, job number) order, which follow every calendar event of their instant.
+        Cancelled completions (moved by the runtime model, or of a job killed or evicted) are
+        dropped unseen: they neither count as events nor advance the clock or the time
+        integrals. When the event is the last of its instant, the instant's pass runs."""
         queue = self._calendar
-        while queue:
+        while queue and queue[0][3].cancelled:
+            heappop(queue)
+        job = self._next_job
+        if queue and (job is None or queue[0][0] <= job.submit):
             t, _, _, tick = queue[0]
             if t > limit:
                 return False
             heappop(queue)
-            if tick.cancelled:
-                continue
             if t > self.integrals.last:
                 self._integrate(t)
             self.env._now = t
             tick.callback(tick)
-            while queue and queue[0][3].cancelled:
-                heappop(queue)
-            if not queue or queue[0][0] > t:
-                if self._pass_pending:
-                    self._pass()
-                if self._model_dirty:
-                    self._reschedule()
-            if self.observer is not None and self._observed != self._layout:
-                self._observed = self._layout
-                self.observer.observe(t, self.running)
-            self.events += 1
-            return True
-        return False
+        elif job is not None:
+            t = job.submit
+            if t > limit:
+                return False
+            if t > self.integrals.last:
+                self._integrate(t)
+            self.env._now = t
+            self._arrive(job)
+        else:
+            return False
+        while queue and queue[0][3].cancelled:
+            heappop(queue)
+        job = self._next_job
+        if (not queue or queue[0][0] > t) and (job is None or job.submit > t):
+            if self._pass_pending:
+                self._pass()
+            if self._model_dirty:
+                self._reschedule()
+        if self.observer is not None and self._observed != self._layout:
+            self._observed = self._layout
+            self.observer.observe(t, self.running)
+        self.events += 1
+        return True
 
     def run(self, until: float | None = None, *, max_events: int | None = None) -> None:
         """Run to the end, or process every event at times ≤ ``until``, or ``max_events``."""
@@ -405,14 +417,8 @@ class Simulation:
 
     # ---------------------------------------------------------------------------- arrivals
 
-    def _schedule_arrival(self, job: Job) -> None:
-        Tick(self.env, job.submit, _ARRIVAL | job.index, self._on_arrival, job)
-
-    def _on_arrival(self, tick: Tick) -> None:
-        job: Job = tick.key
+    def _arrive(self, job: Job) -> None:
         self._next_job = next(self._feed, None)
-        if self._next_job is not None:
-            self._schedule_arrival(self._next_job)
         refusal = self.allocator.admit(job) if self._admits else None
         if refusal is not None:
             self.rejected[refusal] = self.rejected.get(refusal, 0) + 1
