@@ -138,11 +138,8 @@ class QueueList(ScrollView, can_focus=True):
     def selected(self) -> Job | None:
         return self._jobs[self.cursor] if self._jobs else None
 
-    def _columns(self) -> tuple[tuple[str, int], ...]:
-        """Every column when they fit the pane's width, else the :data:`NARROW` ones."""
-        return fit(self.size.width)[0]
-
     def _lines_per_job(self) -> int:
+        """1 when the reason fits beside the columns, else 2 (see :func:`fit`)."""
         return fit(self.size.width)[1]
 
     def on_resize(self) -> None:
