@@ -393,13 +393,13 @@ class Simulation:
             spare = idle - queue.demand
             if spare > 0:
                 acc.unused += spare * dt
-            if idle > 0 and queue.min_size() <= idle:
+            if idle > 0 and queue.smallest <= idle:
                 acc.loc += idle * dt
         elif idle > 0:
             acc.unused += idle * dt
         if self.series is not None:
             n = self.machine.nodes
-            lost = idle if waiting and idle > 0 and queue.min_size() <= idle else 0
+            lost = idle if waiting and idle > 0 and queue.smallest <= idle else 0
             self.series.add(acc.last, t, self._busy / n, waiting, lost / n)
         acc.last = t
 
@@ -468,7 +468,7 @@ class Simulation:
             ctx.now = now
             ctx.queue = queue
             ctx.settled = settled
-            ctx.smallest = self.queue.min_size()
+            ctx.smallest = self.queue.smallest
             ctx.early_release = self._early_release
             ctx.started = set()
             if self._backfill.owns_starts:

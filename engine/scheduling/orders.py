@@ -90,7 +90,8 @@ class WaitingQueue:
 
     For static orders the list is kept sorted on insertion, so a pass reads it without sorting;
     the engine defers removals to the end of a pass so a pass may iterate the live list. The
-    smallest waiting size (for loss of capacity) comes from a heap with lazy deletion, O(log q).
+    smallest waiting size (for loss of capacity), ``smallest`` (0 when empty), is kept up to date
+    from a heap of sizes with lazy deletion, O(log q) when the smallest job leaves.
     """
 
     def __init__(self, order: QueueOrder) -> None:
@@ -101,6 +102,7 @@ class WaitingQueue:
         self._size_count: dict[int, int] = {}
         self._size_heap: list[int] = []
         self.demand = 0
+        self.smallest = 0
 
     def __len__(self) -> int:
         return len(self.jobs)
@@ -111,10 +113,12 @@ class WaitingQueue:
         return job.index in self._members
 
     def add(self, job: Job) -> None:
-        self._members.add(job.index)
-        self.demand += job.size
-        count = self._size_count
         size = job.size
+        if not self._members or size < self.smallest:
+            self.smallest = size
+        self._members.add(job.index)
+        self.demand += size
+        count = self._size_count
         held = count.get(size, 0)
         if held == 0:
             heappush(self._size_heap, size)
@@ -131,6 +135,8 @@ class WaitingQueue:
         self._members.remove(job.index)
         self.demand -= job.size
         self._size_count[job.size] -= 1
+        if job.size == self.smallest and not self._size_count[job.size]:
+            self.smallest = self._lowest()
         if self.order.dynamic:
             self.jobs.remove(job)
             return
@@ -145,8 +151,8 @@ class WaitingQueue:
             self.jobs.sort(key=lambda j: key(j, now))
         return self.jobs
 
-    def min_size(self) -> int:
-        """The smallest waiting size (0 when the queue is empty)."""
+    def _lowest(self) -> int:
+        """The smallest size still waiting (0 when none), dropping sizes no job has any more."""
         heap, count = self._size_heap, self._size_count
         while heap and count.get(heap[0], 0) == 0:
             heappop(heap)

@@ -45,10 +45,15 @@ RESERVED = re.compile(r" reserved for t=[^ ]+")
 
 
 def trace(sim: Simulation) -> list[tuple]:
+    """Per step: the record, the waiting jobs' reasons, and EASY's head and reserved time."""
     seen = []
     while (record := sim.step()) is not None:
         snap = sim.snapshot(reasons=50)
-        seen.append((record, tuple(sorted(snap.reasons.items()))))
+        easy = sim._backfill
+        head = getattr(easy, "head", None)
+        slot = getattr(easy, "slot", None)
+        reserved = None if head is None or slot is None else (head.job_id, slot.start)
+        seen.append((record, tuple(sorted(snap.reasons.items())), reserved))
     return seen
 
 
@@ -76,16 +81,16 @@ def test_settled_passes_change_nothing(rows, policy, operator):
             allocator_class=allocator,
         )
         runs.append((trace(sim), sim.start_times().tolist(), sim.action_failures))
-    assert [record for record, _ in runs[0][0]] == [record for record, _ in runs[1][0]]
+    assert [step[0] for step in runs[0][0]] == [step[0] for step in runs[1][0]]
     assert runs[0][1] == runs[1][1]
-    last_computed: dict[str, str] = {}  # head's reason -> the last reservation a full pass gave
-    for (_, settled), (_, full) in zip(runs[0][0], runs[1][0], strict=True):
+    last_computed: dict[int, float] = {}  # head job -> the last reservation a full pass made
+    for (_, settled, _), (_, full, reserved) in zip(runs[0][0], runs[1][0], strict=True):
+        if reserved is not None:
+            last_computed[reserved[0]] = reserved[1]
         assert [job for job, _ in settled] == [job for job, _ in full]
         for (_, kept), (_, computed) in zip(settled, full, strict=True):
-            found = RESERVED.search(computed)
-            if found:
-                last_computed[RESERVED.sub("", computed)] = found.group(0)
             if kept != computed:
                 assert RESERVED.sub("", kept) == computed
-                assert RESERVED.search(kept).group(0) == last_computed[computed]
+                head = int(re.search(r"delay job (\d+)", computed).group(1))
+                assert RESERVED.search(kept).group(0) == f" reserved for t={last_computed[head]:g}"
     assert list(runs[0][2].values()) == list(runs[1][2].values())
