@@ -3,14 +3,31 @@
 from __future__ import annotations
 
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+class _Lazy:
+    """A Rich console made on first use: a quiet run never pays for importing Rich."""
+
+    def __init__(self, *, stderr: bool) -> None:
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self._stderr, highlight=False, soft_wrap=True)
+        return getattr(self._console, name)
+
+
+out: Console = _Lazy(stderr=False)  # type: ignore[assignment]
+err: Console = _Lazy(stderr=True)  # type: ignore[assignment]
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -26,4 +43,6 @@ def interactive() -> bool:
 
 def error_line(message: str) -> None:
     """Print ``error: message`` on stderr (markup in the message is shown literally)."""
+    from rich.markup import escape
+
     err.print(f"[bold red]error:[/] {escape(message)}")
