@@ -114,6 +114,38 @@ def window_max(values: np.ndarray, box: Box, wrap: Sequence[bool]) -> np.ndarray
     return out
 
 
+def overlapping_starts(
+    starts: np.ndarray, dims: Sequence[int], box: Box, shape: Box, wrap: Sequence[bool]
+) -> np.ndarray:
+    """For every cell c of the grid (an array of ``dims``), how many true entries of ``starts``
+    (an array over start positions of ``shape``, as :func:`window_sums` gives) are placements of
+    ``shape`` that overlap ``box`` placed at c: those starting in [c - s + 1, c + b - 1] along
+    every axis, cyclic along a wrapping axis (every start when b + s - 1 covers it), clipped to
+    the start positions otherwise. A separable box sum: one cumulative sum per axis, O(cells)."""
+    out = starts.astype(np.int64)
+    for axis, (dim, b, s, wraps) in enumerate(zip(dims, box, shape, wrap, strict=True)):
+        length = b + s - 1
+        if wraps and length >= dim:
+            total = out.sum(axis=axis, keepdims=True)
+            out = np.repeat(total, dim, axis=axis)
+            continue
+        if wraps:
+            out = np.concatenate(
+                [out[_along(axis, dim - s + 1, dim)], out, out[_along(axis, 0, b - 1)]], axis=axis
+            )
+            lo = np.arange(dim)
+            hi = lo + length
+        else:
+            n = out.shape[axis]
+            c = np.arange(dim)
+            lo = np.clip(c - s + 1, 0, n)
+            hi = np.clip(c + b, 0, n)
+        zero = np.zeros_like(out[_along(axis, 0, 1)])
+        prefix = np.cumsum(np.concatenate([zero, out], axis=axis), axis=axis)
+        out = prefix.take(hi, axis=axis) - prefix.take(lo, axis=axis)
+    return out
+
+
 def _along(axis: int, start: int, stop: int) -> tuple[slice, ...]:
     """An index selecting [start, stop) along ``axis`` and everything along the axes before."""
     return (slice(None),) * axis + (slice(start, stop),)

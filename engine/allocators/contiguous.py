@@ -36,8 +36,10 @@ aggressive out-of-order scheduling and backfilling's "does it fit at all" questi
 saturation.
 
 Complexity per decision: O(cells) numpy work per candidate box for first/best fit and MPL, O(1)
-for a box the frontiers already answer; max-free-box adds, per candidate position, a search over
-box shapes in decreasing volume, each O(cells), stopping at the first shape that still fits.
+for a box the frontiers already answer; max-free-box adds, per candidate box, a search over box
+shapes in decreasing volume, each O(cells) for all candidate positions at once (how many free
+placements of the shape each position overlaps, by a separable box sum), stopping when every
+position has found a shape that still fits.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from engine.allocation import ALLOCATORS, DOWN, FREE, RESERVED, Allocator, Place
 from engine.allocators.boxes import (
     Box,
     TallestBoxes,
+    overlapping_starts,
     scan_positions,
     scan_start,
     scan_view,
@@ -517,33 +520,29 @@ class MaxFreeBox(BoxAllocator):
         self, busy: np.ndarray, table: np.ndarray, ceiling: int, box: Box, positions: np.ndarray
     ) -> np.ndarray:
         """For each position of ``box``, the volume of the largest free box left after it
-        (no more than ``ceiling``, the largest free box before placing it)."""
+        (no more than ``ceiling``, the largest free box before placing it).
+
+        Shapes are tried largest first; a position is settled by the first shape with a free
+        placement that ``box`` at that position does not overlap. Whether one exists is a count:
+        the free placements of the shape that overlap the position are those starting in a box
+        of extents b + s - 1 around it (cyclic on wrapping axes), summed for every position at
+        once by :func:`overlapping_starts`, O(cells) per shape; the position keeps one free
+        placement exactly when that count is below the shape's number of free placements."""
         result = np.zeros(len(positions), dtype=np.int64)
         open_ = np.ones(len(positions), dtype=bool)
         free = min(busy.size - int(busy.sum()) - int(np.prod(box)), ceiling)
-        dims = np.array(self.dims)
-        cbox = np.array(box)
+        at = tuple(positions.T)
         for shape, volume in self._shapes_by_volume():
             if not open_.any():
                 break
             if volume > free:
                 continue
-            spots = self.free_positions(shape, busy, table)
-            if len(spots) == 0:
+            starts = window_sums(table, self.dims, shape, self.wrap) == 0
+            total = int(starts.sum())
+            if total == 0:
                 continue
-            pending = np.flatnonzero(open_)
-            c = positions[pending][:, None, :]
-            p = spots[None, :, :]
-            sbox = np.array(shape)
-            overlap = np.ones((len(pending), len(spots)), dtype=bool)
-            for a in range(len(self.dims)):
-                if self.wrap[a]:
-                    ahead = (p[..., a] - c[..., a]) % dims[a] < cbox[a]
-                    behind = (c[..., a] - p[..., a]) % dims[a] < sbox[a]
-                    overlap &= ahead | behind
-                else:
-                    overlap &= (p[..., a] < c[..., a] + cbox[a]) & (c[..., a] < p[..., a] + sbox[a])
-            hit = pending[(~overlap).any(axis=1)]
+            counts = overlapping_starts(starts, self.dims, box, shape, self.wrap)
+            hit = open_ & (counts[at] < total)
             result[hit] = volume
-            open_[hit] = False
+            open_ &= ~hit
         return result

@@ -1,6 +1,6 @@
 """Contiguous allocation on meshes and tori: the seed papers' examples and properties."""
 
-from itertools import permutations
+from itertools import permutations, product
 
 import numpy as np
 import pytest
@@ -8,7 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.allocation import ALLOCATORS, FREE
-from engine.allocators.boxes import TallestBoxes, summed_table, window_max, window_sums
+from engine.allocators.boxes import (
+    TallestBoxes,
+    overlapping_starts,
+    summed_table,
+    window_max,
+    window_sums,
+)
 from engine.jobs import Job
 from engine.machines import load_machine
 from engine.policy import Policy
@@ -225,6 +231,33 @@ def test_window_max_matches_brute_force():
                     for s, e, d in zip(start, box_, shape, strict=True)
                 ]
                 assert out[start] == values[np.ix_(*axes)].max()
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    dims=st.sampled_from([(6, 5), (4, 3, 5), (4, 4, 8)]),
+    data=st.data(),
+)
+def test_overlapping_starts_count_the_placements_a_box_overlaps(dims, data):
+    """Brute force over every pair: a placement of ``shape`` at p overlaps ``box`` at each of
+    its start positions c when their cells intersect (wrapping where the axis wraps)."""
+    wrap = tuple(data.draw(st.lists(st.booleans(), min_size=len(dims), max_size=len(dims))))
+    box_ = tuple(data.draw(st.integers(1, d)) for d in dims)
+    shape = tuple(data.draw(st.integers(1, d)) for d in dims)
+    seed = data.draw(st.integers(0, 2**16))
+    starts_shape = tuple(d if w else d - e + 1 for d, e, w in zip(dims, shape, wrap, strict=True))
+    starts = np.random.default_rng(seed).random(starts_shape) < 0.4
+    counts = overlapping_starts(starts, dims, box_, shape, wrap)
+
+    def cells(at, extent):
+        axes = [{(a + i) % d for i in range(e)} for a, e, d in zip(at, extent, dims, strict=True)]
+        return {c for c in product(*axes)}
+
+    places = tuple(d if w else d - e + 1 for d, e, w in zip(dims, box_, wrap, strict=True))
+    for c in np.ndindex(*places):
+        taken = cells(c, box_)
+        expected = sum(1 for p in zip(*np.nonzero(starts), strict=True) if cells(p, shape) & taken)
+        assert counts[c] == expected
 
 
 def test_tallest_boxes_match_brute_force():
