@@ -32,6 +32,7 @@ from engine.simulation import Snapshot
 from engine.units import unit_count
 from tui.jobstyle import DOWN_GLYPH, FREE_GLYPH, RESERVED_GLYPH, job_color, job_letter
 from tui.widgets.map_layout import Join, Layout, Span, Text, build_layout, slot_owners
+from tui.widgets.scrolling import set_virtual_size
 
 HEADER = 1
 """Fixed lines above the scrolling picture."""
@@ -173,6 +174,7 @@ class MachineMap(ScrollView, can_focus=True):
         self._owners = slot_owners(snapshot, self._layout)
         self._counts = self._count_text(snapshot)
         self._legend = self._legend_rows(snapshot, width)
+        stale: set[int] | None = None
         if before.shape != self._owners.shape:
             self._lines.clear()
         else:
@@ -184,8 +186,21 @@ class MachineMap(ScrollView, can_focus=True):
             for key in [k for k in self._lines.keys() if k[0] in stale]:  # noqa: SIM118
                 self._lines.discard(key)
         rows = len(self._layout.rows) + (1 + len(self._legend) if self._legend else 0)
-        self.virtual_size = Size(self._layout.width, rows + HEADER)
-        self.refresh()
+        scroll = self.scroll_offset
+        set_virtual_size(self, Size(self._layout.width, rows + HEADER))
+        if stale is None or self.scroll_offset != scroll:
+            self.refresh()
+        else:
+            self._refresh_rows(stale)
+
+    def _refresh_rows(self, rows: set[int]) -> None:
+        """Repaint the header and the lines of layout rows ``rows`` that are on screen, not the
+        whole pane: on Intrepid about half the rows change owner between two live frames, and
+        Textual restyles every line of a pane that is repainted whole."""
+        width, height = self.size
+        top = int(self.scroll_offset.y)
+        lines = sorted(y for y in (HEADER + int(row) - top for row in rows) if HEADER <= y < height)
+        self.refresh(Region(0, 0, width, HEADER), *(Region(0, y, width, 1) for y in lines))
 
     def _count_text(self, snapshot: Snapshot) -> str:
         owners = snapshot.owners
@@ -285,7 +300,7 @@ class MachineMap(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         if y < HEADER:
-            return self._header().crop_extend(0, width, self.rich_style)
+            return self._header().crop_extend(0, width, self._base())
         row = y - HEADER + int(self.scroll_offset.y)
         slot = self._cursor_slot()
         layout = self._layout
@@ -296,7 +311,7 @@ class MachineMap(ScrollView, can_focus=True):
             strip = self._line(row, slot if on_row else None)
             self._lines[key] = strip
         x = int(self.scroll_offset.x)
-        return strip.crop_extend(x, x + width, self.rich_style)
+        return strip.crop_extend(x, x + width, self._base())
 
     def _header(self) -> Strip:
         style = self._component("machine-map--header")
@@ -329,7 +344,7 @@ class MachineMap(ScrollView, can_focus=True):
                 a, b = int(self._owners[item.left]), int(self._owners[item.right])
                 joined = a == b and a >= 0
                 segments.append(
-                    Segment(LINK, self._job_style(a)) if joined else Segment(" ", self.rich_style)
+                    Segment(LINK, self._job_style(a)) if joined else Segment(" ", self._base())
                 )
             elif isinstance(item, Text):
                 segments.append(Segment(item.text, self._role(item.role)))
@@ -378,8 +393,17 @@ class MachineMap(ScrollView, can_focus=True):
         color = job_color(index)
         style = self._job_styles.get(color)
         if style is None:
-            style = self.rich_style + Style(color=color, bold=True)
+            style = self._base() + Style(color=color, bold=True)
             self._job_styles[color] = style
+        return style
+
+    def _base(self) -> Style:
+        """The map's own style (``rich_style``), kept like the component styles: computing it
+        walks the widget's ancestors, and each drawn line needs it."""
+        key = ("", False, self.has_focus)
+        style = self._components.get(key)
+        if style is None:
+            style = self._components[key] = self.rich_style
         return style
 
     def _role(self, role: str) -> Style:

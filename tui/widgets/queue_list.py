@@ -30,6 +30,7 @@ from engine.scheduling.orders import QUEUE_ORDERS, QueueOrder
 from engine.simulation import Snapshot
 from tui.format import duration, shape_text
 from tui.jobstyle import job_color
+from tui.widgets.scrolling import set_virtual_size
 
 COLUMNS = (
     ("#", 5),
@@ -112,7 +113,7 @@ class QueueList(ScrollView, can_focus=True):
             self._jobs = snapshot.waiting
             self._reasons = snapshot.reasons
         self._now = snapshot.time
-        self.virtual_size = Size(self.size.width, len(self._jobs) * self._lines_per_job() + 1)
+        set_virtual_size(self, Size(self.size.width, len(self._jobs) * self._lines_per_job() + 1))
         position = self._position(self._selected_index)
         if position is not None:
             self.cursor = position

@@ -23,6 +23,7 @@ from textual.strip import Strip
 from engine.simulation import Snapshot
 from tui.format import clock, duration
 from tui.jobstyle import job_color, job_letter
+from tui.widgets.scrolling import set_virtual_size
 
 COLUMNS = (
     ("", 1),
@@ -121,7 +122,7 @@ class RunningTable(ScrollView, can_focus=True):
         else:
             self.cursor = min(self.cursor, max(0, len(order) - 1))
         self._selected = order[self.cursor] if order else -1
-        self.virtual_size = Size(WIDTH, len(order) + 1)
+        set_virtual_size(self, Size(WIDTH, len(order) + 1))
         self.refresh()
 
     def watch_cursor(self, cursor: int) -> None:

@@ -26,6 +26,7 @@ from textual.strip import Strip
 from engine.simulation import Snapshot
 from tui.format import duration
 from tui.jobstyle import KILLED_GLYPH, job_color, job_letter
+from tui.widgets.scrolling import set_virtual_size
 
 LABEL = 20
 """Columns of the row label: letter, job id and location."""
@@ -180,7 +181,7 @@ class Timeline(ScrollView, can_focus=True):
         self._span = (t0, t1)
         self._rows = [b for b in self._all if b.end >= t0 and b.start <= t1]
         self._lines.clear()
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self._rows) + HEADER)
+        set_virtual_size(self, Size(self.scrollable_content_region.width, len(self._rows) + HEADER))
         self.refresh()
 
     def action_zoom(self, factor: float) -> None:
