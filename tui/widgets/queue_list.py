@@ -72,7 +72,10 @@ class QueueList(ScrollView, can_focus=True):
         "queue-list--reason",
     }
     DEFAULT_CSS = """
-    QueueList { overflow-x: hidden; }
+    /* The vertical scrollbar is always there: live, the queue's length crosses the pane's
+       height often, and each time a scrollbar came or went the whole screen was laid out
+       again and the columns moved sideways. */
+    QueueList { overflow-x: hidden; overflow-y: scroll; }
     QueueList > .queue-list--header { text-style: bold; color: $text-accent; }
     QueueList > .queue-list--cursor { background: $accent 40%; }
     QueueList > .queue-list--reason { color: $text-muted; }
