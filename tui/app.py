@@ -139,6 +139,9 @@ class MeshsimApp(App[None]):
         self._start_live = start_live
         self._speed_index = len(SPEEDS) - 1
         self._metrics_shown: dict[str, float | int] | None = None
+        self._panes: tuple[Any, ...] | None = None
+        """The panes a frame updates, found once instead of by five DOM queries per frame
+        (0.65 ms of each live frame under cProfile)."""
 
     # ------------------------------------------------------------------ layout
 
@@ -197,25 +200,36 @@ class MeshsimApp(App[None]):
         frame = message.frame
         self.frame = frame
         snap = frame.snapshot
+        panes = self._panes
+        if panes is None or not panes[0].is_attached:
+            panes = self._panes = (
+                self.query_one(StatusBar),
+                self.query_one(MachineMap),
+                self.query_one(RunningTable),
+                self.query_one(QueueList),
+                self.query_one("#lower", TabbedContent),
+                self.query_one(MetricsPane),
+                self.query_one(Timeline),
+                self.query_one(EventLog),
+            )
+        status, machine_map, running, queue, tabs, metrics, timeline, events = panes
         with self.batch_update():
-            self.query_one(StatusBar).show(frame)
-            self.query_one(MachineMap).show(snap)
-            running = self.query_one(RunningTable)
+            status.show(frame)
+            machine_map.show(snap)
             running.show(snap)
             running.border_title = f"running · {len(snap.running):,}"
-            queue = self.query_one(QueueList)
             queue.show(snap)
             held = f" + {len(snap.held):,} held" if snap.held else ""
             queue.border_title = f"waiting queue · {len(snap.waiting):,}{held}"
-            lower = self.query_one("#lower", TabbedContent).active
+            lower = tabs.active
             if lower == "tab-metrics":
                 if not frame.live or frame.metrics is not self._metrics_shown:
-                    self.query_one(MetricsPane).show(snap, frame.metrics)
+                    metrics.show(snap, frame.metrics)
                     self._metrics_shown = frame.metrics
             elif lower == "tab-timeline":
-                self.query_one(Timeline).show(snap)
+                timeline.show(snap)
             else:
-                self.query_one(EventLog).show(snap)
+                events.show(snap)
         self.call_after_refresh(self.driver.shown)
         if frame.error:
             self.notify(frame.error, title=frame.label or "error", severity="error")
