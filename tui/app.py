@@ -1,32 +1,34 @@
 """The meshsim operator console (``meshsim tui``).
 
-One thread worker alone drives the simulation (:class:`~tui.driver.Driver`); the UI sends it
-commands and renders the immutable frames it publishes (DESIGN.md, "Console"; style anchors
-§1.4 and §1.7). Every key and command-palette entry is an action below; actions that change the
-run go into the session's action log, so a saved scenario replays to the same results.
+One engine process alone drives the simulation (:class:`~tui.driver.Driver` in
+:mod:`tui.engine_process`); the UI sends it picklable commands (:mod:`tui.tasks`) and renders the
+immutable frames it publishes (DESIGN.md, "Console"; style anchors §1.4 and §1.7). Every key and
+command-palette entry is an action below; actions that change the run go into the session's
+action log, so a saved scenario replays to the same results.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
-from textual.worker import get_current_worker
 
-from engine.actions import Cancel, Hold, ReleaseHold, SetPolicy, Submit
+from engine.actions import Action, Cancel, Hold, ReleaseHold, SetPolicy, Submit
+from engine.errors import MeshsimError
 from engine.runcase import RunOptions
 from engine.session import Session
-from tui import commands
-from tui.driver import Driver, Frame
+from tui import commands, tasks
+from tui.driver import Command, Frame, Live
+from tui.engine_process import EngineProcess, Opening
 from tui.widgets.event_log import EventLog
 from tui.widgets.machine_map import MachineMap
 from tui.widgets.metrics_pane import MetricsPane
@@ -40,18 +42,23 @@ SPEEDS = (1.0, 10.0, 60.0, 600.0, 3600.0, 21600.0, 86400.0, math.inf)
 
 
 class FrameReady(Message):
-    """A frame from the engine worker; a newer one replaces an unprocessed older one."""
+    """A frame from the engine; a newer one replaces an unprocessed older one, unless the older
+    one answers a command (its result or error is never dropped)."""
 
     def __init__(self, frame: Frame) -> None:
         super().__init__()
         self.frame = frame
 
     def can_replace(self, message: Message) -> bool:
-        return (
-            isinstance(message, FrameReady)
-            and self.frame.result is None
-            and (message.frame.result is None and message.frame.error is None)
-        )
+        return isinstance(message, FrameReady) and not self.frame.answers
+
+
+class EngineEnded(Message):
+    """The engine process ended without being asked to (``reason`` says how)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
 
 
 def _binding(
@@ -129,13 +136,14 @@ class MeshsimApp(App[None]):
         _binding("q", "quit", "Quit", "Quit the console", priority=True),
     ]
 
-    def __init__(self, session: Session, *, fps: float = 15.0, start_live: bool = False) -> None:
+    def __init__(self, engine: EngineProcess, *, start_live: bool = False) -> None:
         super().__init__()
-        self.session_name = session.name
-        self.machine = session.machine
-        self.options = session.options
-        self.driver = Driver(session, self._publish, fps=fps, paced=True)
+        self.engine = engine
+        self.machine = engine.first.snapshot.machine
         self.frame: Frame | None = None
+        self.frames_drawn = 0
+        """Frames rendered and drawn on screen (the console benchmark reads this)."""
+        self._engine_ended: str | None = None
         self._start_live = start_live
         self._speed_index = len(SPEEDS) - 1
         self._metrics_shown: dict[str, float | int] | None = None
@@ -164,30 +172,41 @@ class MeshsimApp(App[None]):
 
     def on_mount(self) -> None:
         self.query_one("#map").border_title = "machine"
-        self._engine_worker()
+        self.engine.listen(self._publish, self._ended)
         if self._start_live:
             self.action_toggle_live()
 
     def on_resize(self) -> None:
         self.set_class(self.size.height < 30, "short")
 
-    # ------------------------------------------------------------------ engine worker
-
-    @work(thread=True, exclusive=True, group="engine", description="simulation")
-    def _engine_worker(self) -> None:
-        worker = get_current_worker()
-        self.driver.loop(lambda: worker.is_cancelled)
+    # ------------------------------------------------------------------ engine process
 
     def _publish(self, frame: Frame) -> None:
+        """Reader thread: hand a frame to the UI."""
         self.post_message(FrameReady(frame))
 
-    def send(self, command: Callable[[Session], Any], label: str = "") -> None:
-        """Queue work for the engine worker (the UI never touches the session itself)."""
-        self.driver.send(command, label)
+    def _ended(self, reason: str) -> None:
+        """Reader thread: the engine process is gone."""
+        self.post_message(EngineEnded(reason))
 
-    async def action_quit(self) -> None:
-        self.driver.stop()
-        self.exit()
+    @on(EngineEnded)
+    def _on_engine_ended(self, message: EngineEnded) -> None:
+        self._engine_ended = message.reason
+        self.notify(message.reason, title="engine", severity="error", timeout=30)
+
+    def send(self, command: Command | Live, label: str = "") -> None:
+        """Queue work for the engine process (the UI never touches the session itself); a
+        command must pickle (:mod:`tui.tasks`)."""
+        try:
+            if self._engine_ended is not None:
+                raise MeshsimError(f"{self._engine_ended}; quit with q")
+            self.engine.send(command, label)
+        except MeshsimError as exc:
+            self.notify(str(exc), title="engine", severity="error")
+
+    def on_unmount(self) -> None:
+        """Whatever ends the app (q, ctrl+q, an error) ends the engine process with it."""
+        self.engine.stop()
 
     # ------------------------------------------------------------------ rendering
 
@@ -230,11 +249,14 @@ class MeshsimApp(App[None]):
                 timeline.show(snap)
             else:
                 events.show(snap)
-        self.call_after_refresh(self.driver.shown)
+        self.call_after_refresh(self._drawn)
         if frame.error:
             self.notify(frame.error, title=frame.label or "error", severity="error")
         elif frame.result is not None:
             commands.present(self, frame.label, frame.result)
+
+    def _drawn(self) -> None:
+        self.frames_drawn += 1
 
     @on(TabbedContent.TabActivated)
     def _on_tab(self) -> None:
@@ -247,22 +269,22 @@ class MeshsimApp(App[None]):
     def action_toggle_live(self) -> None:
         speed = SPEEDS[self._speed_index]
         live = not (self.frame is not None and self.frame.live)
-        self.send(lambda s: self.driver.set_live(live, speed))
+        self.send(Live(live, speed))
 
     def action_step(self, count: int) -> None:
-        self.send(lambda s: s.step(count) and None)
+        self.send(partial(tasks.step, count=count))
 
     def action_step_to_start(self) -> None:
-        self.send(lambda s: s.step_to_start() and None)
+        self.send(tasks.step_to_start)
 
     def action_back(self, count: int) -> None:
-        self.send(lambda s: s.back(count))
+        self.send(partial(Session.back, count=count))
 
     def _change_speed(self, delta: int) -> None:
         self._speed_index = max(0, min(len(SPEEDS) - 1, self._speed_index + delta))
         speed = SPEEDS[self._speed_index]
         live = self.frame is not None and self.frame.live
-        self.send(lambda s: self.driver.set_live(live, speed))
+        self.send(Live(live, speed))
         self.notify(f"speed {'max' if math.isinf(speed) else f'×{speed:g}'}", timeout=1.5)
 
     def action_faster(self) -> None:
@@ -279,11 +301,11 @@ class MeshsimApp(App[None]):
             return
         kind, value = target
         if kind == "event":
-            self.send(lambda s: s.goto_event(int(value)), "go to")
+            self.send(partial(Session.goto_event, number=int(value)), "go to")
         elif kind == "later":
-            self.send(lambda s: s.goto_time(s.now + value), "go to")
+            self.send(partial(tasks.goto_later, seconds=value), "go to")
         else:
-            self.send(lambda s: s.goto_time(value), "go to")
+            self.send(partial(Session.goto_time, time=value), "go to")
 
     def action_next_tab(self) -> None:
         tabs = self.query_one("#lower", TabbedContent)
@@ -309,10 +331,10 @@ class MeshsimApp(App[None]):
             self._inspect_job(job_id)
 
     def _inspect_job(self, job_id: int) -> None:
-        self.send(lambda s: s.job_details(job_id), "job")
+        self.send(partial(Session.job_details, job_id=job_id), "job")
 
     def _inspect_unit(self, cell: int) -> None:
-        self.send(lambda s: s.sim.unit_info(cell), "unit")
+        self.send(partial(tasks.unit_info, cell=cell), "unit")
 
     @on(QueueList.JobSelected)
     @on(RunningTable.JobSelected)
@@ -335,8 +357,8 @@ class MeshsimApp(App[None]):
 
     # ------------------------------------------------------------------ operator actions
 
-    def _act(self, action: Any, label: str) -> None:
-        self.send(lambda s: s.act_now(action), label)
+    def _act(self, action: Action, label: str) -> None:
+        self.send(partial(Session.act_now, action=action), label)
 
     def action_submit_job(self) -> None:
         self.push_screen(commands.submit_form(self.machine.nodes), self._submitted)
@@ -375,7 +397,7 @@ class MeshsimApp(App[None]):
 
     def _reserved(self, values: dict[str, Any] | None) -> None:
         if values is not None:
-            self.send(lambda s: s.act_now(commands.reserve_action(s, values)), "reserve")
+            self.send(partial(tasks.reserve, values=values), "reserve")
 
     def action_policy(self) -> None:
         self.push_screen(commands.policy_form(self.frame), self._policy)
@@ -389,14 +411,14 @@ class MeshsimApp(App[None]):
         self._act(SetPolicy(time=0.0, **changes), "policy")
 
     def action_undo(self) -> None:
-        self.send(lambda s: s.undo(), "undo")
+        self.send(Session.undo, "undo")
 
     # ------------------------------------------------------------------ what-if, files
 
     def action_what_if(self) -> None:
         self.push_screen(commands.what_if_form(self.frame), self._what_if)
 
-    def _what_if(self, change: commands.WhatIf | None) -> None:
+    def _what_if(self, change: tasks.WhatIf | None) -> None:
         if change is not None:
             self.notify("running both branches…", timeout=2)
             self.send(change.run, "what-if")
@@ -408,7 +430,7 @@ class MeshsimApp(App[None]):
 
     def _save(self, path: Path | None) -> None:
         if path is not None:
-            self.send(lambda s: commands.save(s, path), "saved")
+            self.send(partial(tasks.save, path=path), "saved")
 
     def action_export(self) -> None:
         self.push_screen(
@@ -418,7 +440,7 @@ class MeshsimApp(App[None]):
     def _export(self, folder: Path | None) -> None:
         if folder is not None:
             self.notify("running a copy to the end…", timeout=2)
-            self.send(lambda s: commands.export(s, folder), "exported")
+            self.send(partial(tasks.export, folder=folder), "exported")
 
     def action_screenshot_svg(self) -> None:
         path = Path(self.save_screenshot(filename=self._default_name("svg")))
@@ -441,6 +463,8 @@ def make_app(
     fps: float = 15.0,
     start_live: bool = False,
 ) -> MeshsimApp:
-    """The console on ``options`` (or on a saved scenario, reopened at its position)."""
-    session = commands.open_scenario(scenario) if scenario is not None else Session(options)
-    return MeshsimApp(session, fps=fps, start_live=start_live)
+    """The console on ``options`` (or on a saved scenario, reopened at its position): its
+    engine process is running and has built the session when this returns (a bad input raises
+    the :class:`MeshsimError` here, before any screen)."""
+    engine = EngineProcess(Opening(options, scenario, fps=fps))
+    return MeshsimApp(engine, start_live=start_live)

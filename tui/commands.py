@@ -1,13 +1,12 @@
 """What the console's keys and palette entries do, apart from the layout: the forms that ask for
-values, the engine commands they turn into (run by the engine worker, never on the UI thread),
-and the reports that show what came back."""
+values, and the reports that show what came back. The engine commands the forms turn into are in
+:mod:`tui.tasks` (they run in the engine process, never in the UI's)."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,21 +15,20 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import SystemCommand
 
-from engine.actions import Action, Fail, Repair, Reserve, SetPolicy
+from engine.actions import Action, Fail, Repair
 from engine.allocation import ALLOCATORS
 from engine.errors import MeshsimError
 from engine.machines import Machine
-from engine.outputs import dumps, write_jobs_csv, write_schedule_swf, write_text
-from engine.scenario import Scenario, load_scenario, save_scenario, scenario_document
 from engine.scheduling.backfill import BACKFILLS
 from engine.scheduling.disciplines import DISCIPLINES
 from engine.scheduling.orders import QUEUE_ORDERS
-from engine.session import JobDetails, MetricDelta, Session, compare_results
+from engine.session import JobDetails
 from engine.units import UnitInfo, unit_name
 from tui.driver import Frame
 from tui.format import clock, duration, number, shape_text
 from tui.screens.form import FormScreen
 from tui.screens.report import ReportScreen
+from tui.tasks import WhatIf, WhatIfResult
 
 if TYPE_CHECKING:
     from tui.app import MeshsimApp
@@ -134,12 +132,6 @@ def reserve_form(machine: Machine, cell: int) -> FormScreen:
     )
 
 
-def reserve_action(session: Session, values: dict[str, Any]) -> Reserve:
-    """The reservation the form asked for, timed from the session's current time."""
-    start = session.now + values["start"]
-    return Reserve(time=start, block=values["block"], until=start + values["length"])
-
-
 def fail_action(machine: Machine, cell: int) -> Fail:
     return Fail(time=0.0, unit=unit_name(machine, cell))
 
@@ -186,38 +178,6 @@ def path_form(title: str, default: str) -> FormScreen:
 # ---------------------------------------------------------------------- what-if
 
 
-@dataclass(frozen=True)
-class WhatIf:
-    """A what-if question: fork the run now, change something in the branch, carry both to
-    the end (or to ``until``) and compare their result metrics."""
-
-    policy: dict[str, str]
-    fail: str
-    until: float | None
-
-    def run(self, session: Session) -> WhatIfResult:
-        """Engine-worker side: both branches, side by side (the session itself does not move)."""
-        base = session.fork(f"{session.name}-base")
-        branch = session.fork(f"{session.name}-what-if")
-        if self.policy:
-            branch.act_now(SetPolicy(time=0.0, **self.policy))
-        if self.fail:
-            branch.act_now(Fail(time=0.0, unit=self.fail))
-        for s in (base, branch):
-            if self.until is None:
-                s.sim.run()
-            else:
-                s.run_until(self.until)
-        return WhatIfResult(self, session.now, compare_results(base.sim, branch.sim))
-
-
-@dataclass(frozen=True)
-class WhatIfResult:
-    question: WhatIf
-    forked_at: float
-    deltas: tuple[MetricDelta, ...]
-
-
 def what_if_form(frame: Frame | None) -> FormScreen:
     policy_fields = [
         (name, f"{label} in the branch (empty: unchanged)", "") for name, label, _ in POLICY_FIELDS
@@ -245,39 +205,6 @@ def what_if_form(frame: Frame | None) -> FormScreen:
         ],
         check,
     )
-
-
-# ---------------------------------------------------------------------- scenarios, exports
-
-
-def scenario_of(session: Session) -> Scenario:
-    """The session as a scenario: its inputs, its action log and its position."""
-    return Scenario(session.options, session.actions, session.events, session.name)
-
-
-def save(session: Session, path: Path) -> str:
-    """Engine-worker side: write the scenario file."""
-    save_scenario(path, scenario_of(session))
-    return f"scenario saved to {path} (event {session.events}, {len(session.actions)} actions)"
-
-
-def export(session: Session, folder: Path) -> str:
-    """Engine-worker side: carry a copy to the end and write its result JSON, per-job CSV and
-    simulated schedule as SWF — the same bytes ``meshsim run --scenario`` writes."""
-    done = session.finished()
-    folder.mkdir(parents=True, exist_ok=True)
-    write_text(folder / "result.json", dumps(scenario_document(done, scenario_of(session))))
-    write_jobs_csv(done, folder / "jobs.csv")
-    write_schedule_swf(done, folder / "schedule.swf")
-    return f"results exported to {folder}/ (result.json, jobs.csv, schedule.swf)"
-
-
-def open_scenario(path: Path) -> Session:
-    """A session reopened from a scenario file, at its saved position."""
-    scenario = load_scenario(path)
-    session = Session(scenario.options, tuple(scenario.actions), name=scenario.name)
-    session.goto_event(scenario.position)
-    return session
 
 
 # ---------------------------------------------------------------------- reports

@@ -1,63 +1,67 @@
-"""The one worker that drives a live simulation (DESIGN.md, "Console").
+"""The one worker that drives a live simulation (DESIGN.md, "Console"), and its frames' wire form.
 
-:class:`Driver` owns the :class:`~engine.session.Session`. The UI thread never touches it: it
-sends commands through a thread-safe queue (:meth:`Driver.send`), and the driver answers with
-immutable :class:`Frame`\\ s through a ``publish`` callback (the app turns them into messages).
+:class:`Driver` owns the :class:`~engine.session.Session`. Nothing else touches it: commands
+come in through a thread-safe queue (:meth:`Driver.send`), and the driver answers with immutable
+:class:`Frame`\\ s through a ``publish`` callback. The console runs the driver in a process of
+its own (:mod:`tui.engine_process`), so the engine and the UI each have a core and an
+interpreter lock, and the driver never waits for the UI.
 
 In pause mode the driver waits for commands; each command is followed by one frame. In live mode
-it advances the simulation in chunks and publishes a frame at a steady rate (``fps``), at a
-chosen speed in simulated seconds per wall second, or as fast as it can (``speed = inf``). A
-command received while live is carried out between two chunks, so the UI never waits for the
-engine.
+it advances the simulation in chunks of :data:`CHUNK` events and publishes a frame every
+``1/fps`` seconds of wall time, at a chosen speed in simulated seconds per wall second, or as
+fast as it can (``speed = inf``). A command received while live is carried out between two
+frames. A command that raises is answered by a frame with the error (a :class:`MeshsimError`'s
+message, or the type and message of any other exception); the session stays usable.
 
-Paced mode (``paced=True``, what the console uses): after publishing a live frame the driver
-sleeps until the UI calls :meth:`Driver.shown` (at most :data:`SHOWN_WAIT` seconds), then runs
-the engine for the rest of the frame's period, and at least :data:`ENGINE_RATIO` times as long
-as the UI took to show the frame, as long as frames still come :data:`MIN_FPS` times a second:
-a slow UI lowers the frame rate from ``fps`` towards :data:`MIN_FPS` to leave the engine two
-thirds of the time, never below.
-The engine and the UI share one interpreter lock: without the pause every short wait of the UI
-thread (each turn of its event loop) costs it a switch interval while the engine holds the lock,
-and the console drew about 5 frames a second instead of 15.
+Frames cross a pipe as bytes (:func:`encode`, :func:`decode`): the waiting queue travels as one
+tuple per job field (:class:`JobColumns`), because 50,000 named tuples pickle and unpickle about
+ten times slower than twelve tuples of 50,000 numbers.
 
 This module does not import Textual, so it is tested on its own.
 """
 
 from __future__ import annotations
 
+import copyreg
+import gc
+import io
 import math
+import pickle
 import queue
-import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
+from operator import attrgetter
+from types import MappingProxyType
+from typing import Any, overload
+
+import numpy as np
 
 from engine.errors import MeshsimError
+from engine.jobs import Job
 from engine.session import Session
 from engine.simulation import Snapshot
 
 Command = Callable[[Session], Any]
-"""Work for the engine worker: it gets the session; what it returns goes back in the frame."""
+"""Work for the engine worker: it gets the session; what it returns goes back in the frame. The
+console's commands must pickle (module-level functions, :func:`functools.partial`, methods of
+frozen dataclasses; see :mod:`tui.tasks`)."""
 
 CHUNK = 64
 """Events processed between two looks at the wall clock in live mode."""
 
-SHOWN_WAIT = 0.25
-"""Longest wall time a paced driver waits for the UI to show a live frame."""
-
-ENGINE_RATIO = 2.0
-"""Engine time after a live frame, as a multiple of the time the UI took to show it (within
-:data:`MIN_FPS`)."""
-
-MIN_FPS = 12.0
-"""The frame rate a paced driver keeps in live mode whatever the UI costs: a margin above the
-10 frames a second the console promises, for the chunk and the snapshot that end a frame after
-its deadline."""
-
 METRICS_EVERY = 0.5
 """Wall seconds between two computations of the result metrics in live mode (about 3 ms each
 on a 10,000-job Intrepid month); paused frames always carry fresh ones."""
+
+
+@dataclass(frozen=True)
+class Live:
+    """The driver's own command: go live (at ``speed`` when given) or pause."""
+
+    live: bool
+    speed: float | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,6 +78,11 @@ class Frame:
     error: str | None = None
     label: str = ""
 
+    @property
+    def answers(self) -> bool:
+        """Whether the frame carries a command's result or error (never dropped on the way)."""
+        return self.result is not None or self.error is not None
+
 
 class Stop(Exception):
     """Raised inside the loop to end it."""
@@ -89,52 +98,44 @@ class Driver:
         *,
         fps: float = 15.0,
         reasons: int = 40,
-        paced: bool = False,
     ) -> None:
         self.session = session
         self._publish = publish
-        self._commands: queue.SimpleQueue[tuple[str, Command] | None] = queue.SimpleQueue()
+        self._commands: queue.SimpleQueue[tuple[str, Command | Live] | None] = queue.SimpleQueue()
         self.frame_seconds = 1.0 / fps
         self.reasons = reasons
         self.live = False
         self.speed = math.inf
         self._anchor = (0.0, 0.0)
+        self._deadline = 0.0
+        self._last = (0.0, 0)
         self._rate = 0.0
         self._metrics: dict[str, float | int] | None = None
         self._metrics_at = -math.inf
-        self._paced = paced
-        self._shown = threading.Event()
-        self._shown.set()
-        self.live_frames = 0
-        """Frames published in live mode (the console benchmark reads these counts)."""
-        self.shown_frames = 0
-        """Calls of :meth:`shown`: frames the UI has drawn."""
 
-    # ------------------------------------------------------------------ UI thread side
+    # ------------------------------------------------------------------ any thread
 
-    def send(self, command: Command, label: str = "") -> None:
-        """Queue ``command`` for the worker (thread-safe)."""
+    def send(self, command: Command | Live, label: str = "") -> None:
+        """Queue ``command`` for the loop (thread-safe)."""
         self._commands.put((label, command))
-
-    def shown(self) -> None:
-        """The UI has drawn the latest frame (thread-safe; paced mode waits for it)."""
-        self.shown_frames += 1
-        self._shown.set()
 
     def stop(self) -> None:
         """Ask the loop to end (thread-safe)."""
         self._commands.put(None)
 
-    # ------------------------------------------------------------------ worker side
+    # ------------------------------------------------------------------ the loop's thread
 
     def set_live(self, live: bool, speed: float | None = None) -> None:
-        """Start or pause live mode (call through :meth:`send`)."""
+        """Start or pause live mode (what a :class:`Live` command does)."""
         if speed is not None:
             if not speed > 0:
                 raise MeshsimError(f"speed must be positive, got {speed:g}")
             self.speed = speed
         self.live = live and not self.session.done
-        self._anchor = (time.perf_counter(), self.session.now)
+        clock = time.perf_counter()
+        self._anchor = (clock, self.session.now)
+        self._deadline = clock + self.frame_seconds
+        self._last = (clock, self.session.events)
 
     def frame(self, result: Any = None, error: str | None = None, label: str = "") -> Frame:
         """A frame of the current state; its result metrics are fresh when paused and at most
@@ -166,7 +167,11 @@ class Driver:
             while not cancelled():
                 self._take_commands(block=not self.live)
                 if self.live:
-                    self._live_frame()
+                    try:
+                        self._live_frame()
+                    except Exception as exc:
+                        self.live = False
+                        self.publish(error=_message(exc), label="live")
         except Stop:
             return
 
@@ -180,9 +185,12 @@ class Driver:
                 raise Stop
             label, command = item
             try:
-                result = command(self.session)
-            except MeshsimError as exc:
-                self.publish(error=str(exc), label=label)
+                if isinstance(command, Live):
+                    result = self.set_live(command.live, command.speed)
+                else:
+                    result = command(self.session)
+            except Exception as exc:
+                self.publish(error=_message(exc), label=label)
             else:
                 self.publish(result=result, label=label)
             try:
@@ -191,31 +199,143 @@ class Driver:
                 return
 
     def _live_frame(self) -> None:
-        """Advance for one frame's worth of wall time, then publish."""
+        """Advance until the next frame is due (at least one chunk), then publish. Frames are
+        due every ``1/fps`` seconds from going live; a frame that comes late moves the ones
+        after it, so frames never bunch up."""
         session = self.session
-        started = time.perf_counter()
-        deadline = started + self.frame_seconds
-        if self._paced:
-            self._shown.wait(SHOWN_WAIT)
-            shown = time.perf_counter()
-            slowest = started + 1 / MIN_FPS
-            deadline = max(deadline, min(shown + ENGINE_RATIO * (shown - started), slowest))
-        first = session.events
+        deadline = self._deadline
         if math.isinf(self.speed):
+            session.sim.run(max_events=CHUNK)
             while time.perf_counter() < deadline and not session.done:
                 session.sim.run(max_events=CHUNK)
         else:
             wall0, sim0 = self._anchor
             target = sim0 + self.speed * (deadline - wall0)
-            while time.perf_counter() < deadline and session.next_time() <= target:
+            while session.next_time() <= target:
                 session.run_until(target, max_events=CHUNK)
-        elapsed = time.perf_counter() - started
-        if elapsed < self.frame_seconds:
-            time.sleep(self.frame_seconds - elapsed)
-            elapsed = self.frame_seconds
-        self._rate = (session.events - first) / elapsed
+                if time.perf_counter() >= deadline:
+                    break
+        clock = time.perf_counter()
+        if clock < deadline:
+            time.sleep(deadline - clock)
+            clock = deadline
+        then, events = self._last
+        self._rate = (session.events - events) / max(clock - then, 1e-9)
+        self._last = (clock, session.events)
+        self._deadline = max(deadline + self.frame_seconds, clock)
         if session.done:
             self.live = False
-        self._shown.clear()
-        self.live_frames += 1
         self.publish()
+
+
+def _message(exc: Exception) -> str:
+    """What the operator reads about a failed command: an engine error's own message, else the
+    exception's type and message (an internal error, shown instead of ending the console)."""
+    if isinstance(exc, MeshsimError):
+        return str(exc)
+    return f"internal error: {type(exc).__name__}: {exc}"
+
+
+# ---------------------------------------------------------------------- the wire
+
+_new_job: Callable[[Iterable[Any]], Job] = partial(tuple.__new__, Job)
+
+
+class JobColumns(Sequence[Job]):
+    """A sequence of jobs kept as one tuple per :class:`Job` field; a job is built when read.
+    What a frame's waiting queue is after :func:`decode` (in place of a tuple of jobs).
+
+    Building one turns off the cycle collector meanwhile: the transposition makes an iterator
+    per job, each tracked by the collector, and with 50,000 jobs the collections they set off
+    (which free nothing) cost more than the transposition itself (about 40 against 9 ms)."""
+
+    __slots__ = ("_columns", "_length")
+
+    def __init__(self, jobs: Sequence[Job] = ()) -> None:
+        self._length = len(jobs)
+        self._columns: tuple[tuple[Any, ...], ...] = ((),) * len(Job._fields)
+        if jobs:
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                self._columns = tuple(zip(*jobs, strict=True))
+            finally:
+                if collecting:
+                    gc.enable()
+
+    @classmethod
+    def _of(cls, columns: tuple[tuple[Any, ...], ...], length: int) -> JobColumns:
+        made = cls.__new__(cls)
+        made._columns, made._length = columns, length
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (JobColumns._of, (self._columns, self._length))
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, item: int) -> Job: ...
+
+    @overload
+    def __getitem__(self, item: slice) -> JobColumns: ...
+
+    def __getitem__(self, item: int | slice) -> Job | JobColumns:
+        if isinstance(item, slice):
+            columns = tuple(column[item] for column in self._columns)
+            return JobColumns._of(columns, len(columns[0]))
+        return _new_job([column[item] for column in self._columns])
+
+    def __iter__(self) -> Iterator[Job]:
+        return map(_new_job, zip(*self._columns, strict=True))
+
+    def __add__(self, other: Sequence[Job]) -> JobColumns:
+        more = other if isinstance(other, JobColumns) else JobColumns(other)
+        columns = tuple(a + b for a, b in zip(self._columns, more._columns, strict=True))
+        return JobColumns._of(columns, self._length + len(more))
+
+    def column(self, name: str) -> tuple[Any, ...]:
+        """Field ``name`` of every job, in order."""
+        return self._columns[Job._fields.index(name)]
+
+
+def job_indices(jobs: Sequence[Job]) -> Sequence[int]:
+    """The ``index`` of every job in ``jobs`` (without building the jobs of a
+    :class:`JobColumns`)."""
+    if isinstance(jobs, JobColumns):
+        return jobs.column("index")
+    return list(map(attrgetter("index"), jobs))
+
+
+def _read_only(data: bytes, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    return np.frombuffer(data, dtype).reshape(shape)
+
+
+def _proxy(mapping: dict[Any, Any]) -> MappingProxyType[Any, Any]:
+    return MappingProxyType(mapping)
+
+
+_REDUCERS = copyreg.dispatch_table.copy()
+_REDUCERS[MappingProxyType] = lambda m: (_proxy, (dict(m),))
+_REDUCERS[np.ndarray] = lambda a: (_read_only, (a.tobytes(), a.dtype.str, a.shape))
+"""How snapshots pickle: mapping proxies as their dictionaries, arrays as their bytes (they come
+back read-only, as the engine hands them out)."""
+
+
+def encode(frame: Frame) -> bytes:
+    """The bytes of ``frame`` for the pipe (its waiting queue as :class:`JobColumns`)."""
+    snapshot = frame.snapshot
+    packed = replace(frame, snapshot=replace(snapshot, waiting=JobColumns(snapshot.waiting)))
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = _REDUCERS
+    pickler.dump(packed)
+    return out.getvalue()
+
+
+def decode(data: bytes) -> Frame:
+    """The frame :func:`encode` made ``data`` of."""
+    frame = pickle.loads(data)
+    assert isinstance(frame, Frame)
+    return frame

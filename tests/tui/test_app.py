@@ -1,20 +1,25 @@
 """Pilot tests of the console: every control and operator action, checked on the engine state
-(through the frames the one engine worker publishes) and on the rendered text."""
+(through the frames the engine process publishes, and its answers to questions) and on the
+rendered text. Each app runs its own engine process, as ``meshsim tui`` does."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import subprocess
 import sys
 from collections.abc import Callable
+from operator import attrgetter, methodcaller
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import engine.catalog  # noqa: F401
 from engine.allocation import DOWN
 from engine.runcase import RunOptions
+from engine.session import Session
 from tui.app import FrameReady, MeshsimApp, make_app
 from tui.driver import Frame
 from tui.screens.form import FormScreen
@@ -38,6 +43,17 @@ async def until(pilot, test: Callable[[], bool], timeout: float = 15.0) -> None:
     while not test():
         assert loop.time() < deadline, "condition not reached in time"
         await pilot.pause(0.02)
+
+
+_ASKED = itertools.count()
+
+
+async def ask(pilot, app: MeshsimApp, question: Callable[[Session], Any]) -> Any:  # type: ignore[no-untyped-def]
+    """The engine's answer to ``question``, a picklable function of the session (paused)."""
+    label = f"ask {next(_ASKED)}"
+    app.send(question, label)
+    await until(pilot, lambda: app.frame is not None and app.frame.label == label)
+    return app.frame.result
 
 
 def event(app: MeshsimApp) -> int:
@@ -98,7 +114,8 @@ async def test_goto_event_and_time_then_back_replays() -> None:
         assert again.owners.tolist() == before.owners.tolist()
         await pilot.press("g")
         await fill(pilot, app, {"target": "3"})
-        await until(pilot, lambda: app.frame.snapshot.time <= 3 < app.driver.session.next_time())
+        await until(pilot, lambda: app.frame.label == "go to" and app.frame.snapshot.time <= 3)
+        assert await ask(pilot, app, methodcaller("next_time")) > 3
 
 
 async def test_a_bad_goto_keeps_the_form_open_with_the_error() -> None:
@@ -174,11 +191,12 @@ async def test_hold_release_cancel_and_undo_go_through_the_action_log() -> None:
         await until(
             pilot, lambda: target.index not in {j.index for j in app.frame.snapshot.waiting}
         )
-        kinds = [a.action.kind for a in app.driver.session.actions]
+        kinds = [a.action.kind for a in await ask(pilot, app, attrgetter("actions"))]
         assert kinds == ["hold", "release", "cancel"]
         await pilot.press("z")
-        await until(pilot, lambda: len(app.driver.session.actions) == 2)
-        assert app.driver.session.explain(target.job_id) != "cancelled"
+        await until(pilot, lambda: app.frame.label == "undo")
+        assert len(await ask(pilot, app, attrgetter("actions"))) == 2
+        assert await ask(pilot, app, methodcaller("explain", target.job_id)) != "cancelled"
 
 
 async def test_submit_a_job_now() -> None:
@@ -187,8 +205,8 @@ async def test_submit_a_job_now() -> None:
         await until(pilot, lambda: app.frame is not None)
         await pilot.press("a")
         await fill(pilot, app, {"size": "3", "runtime": "2m", "estimate": ""})
-        await until(pilot, lambda: bool(app.driver.session.actions))
-        submitted = app.driver.session.actions[-1].action
+        await until(pilot, lambda: app.frame.label == "submit")
+        submitted = (await ask(pilot, app, attrgetter("actions")))[-1].action
         assert (submitted.kind, submitted.size, submitted.runtime) == ("submit", 3, 120.0)
 
 
@@ -216,8 +234,8 @@ async def test_reserve_a_block_and_change_policy_from_now_on() -> None:
         await until(pilot, lambda: app.frame is not None)
         await pilot.press("R")
         await fill(pilot, app, {"block": "0,0 2x2", "start": "0", "length": "1h"})
-        await until(pilot, lambda: bool(app.driver.session.actions))
-        assert app.driver.session.actions[-1].action.kind == "reserve"
+        await until(pilot, lambda: app.frame.label == "reserve")
+        assert (await ask(pilot, app, attrgetter("actions")))[-1].action.kind == "reserve"
         await pilot.press("p")
         await fill(pilot, app, {"backfill": "easy"})
         await until(pilot, lambda: app.frame.snapshot.policy.backfill == "easy")
@@ -233,7 +251,8 @@ async def test_what_if_compares_both_branches() -> None:
         await until(pilot, lambda: isinstance(app.screen, ReportScreen), timeout=30)
         body = app.screen.plain_text()
         assert "avg_wait_s" in body and "backfill=easy" in body
-        assert app.driver.session.events == 10, "the session itself does not move"
+        assert event(app) == 10, "the session itself does not move"
+        assert await ask(pilot, app, attrgetter("events")) == 10
 
 
 async def test_help_lists_every_binding_and_tabs_cycle() -> None:
@@ -267,7 +286,8 @@ async def test_saved_scenario_replays_headless_to_the_consoles_export(tmp_path: 
         await pilot.press("h")
         await pilot.press("p")
         await fill(pilot, app, {"queue": "sjf"})
-        await until(pilot, lambda: len(app.driver.session.actions) == 2)
+        await until(pilot, lambda: app.frame.label == "policy")
+        assert len(await ask(pilot, app, attrgetter("actions"))) == 2
         await pilot.press("ctrl+s")
         await fill(pilot, app, {"path": str(tmp_path / "s.json")})
         await until(pilot, lambda: (tmp_path / "s.json").exists())
@@ -299,7 +319,9 @@ async def test_saved_scenario_replays_headless_to_the_consoles_export(tmp_path: 
     assert done.returncode == 0, done.stderr
     assert out.read_bytes() == (tmp_path / "export" / "result.json").read_bytes()
     reopened = make_app(MESH, scenario=tmp_path / "s.json")
-    assert reopened.driver.session.events == saved["position"]
+    async with reopened.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: reopened.frame is not None)
+        assert event(reopened) == saved["position"]
 
 
 def test_bad_input_to_meshsim_tui_is_one_line(tmp_path: Path) -> None:
@@ -332,7 +354,7 @@ async def test_live_frames_redraw_the_metrics_tab_only_with_fresh_result_metrics
     app = make_app(MESH)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.frame is not None)
-        session = app.driver.session
+        session = Session(MESH)
         metrics = session.sim.results().metrics
         label = app.query_one("#label-queue")
 

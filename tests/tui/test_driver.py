@@ -1,18 +1,33 @@
-"""The engine worker on its own (no Textual): commands, errors, live mode, frame rate, stop."""
+"""The engine worker on its own (no Textual): commands, errors, live mode, frame rate, stop; the
+frames' wire form; the engine process (start, commands, errors, ending, no Textual)."""
 
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
+import signal
+import sys
 import threading
 import time
+from functools import partial
+from pathlib import Path
+
+import pytest
 
 import engine.catalog  # noqa: F401
 from engine.errors import MeshsimError
 from engine.runcase import RunOptions
 from engine.session import Session
-from tui.driver import SHOWN_WAIT, Driver, Frame
+from tui import tasks
+from tui.driver import Driver, Frame, JobColumns, Live, decode, encode, job_indices
+from tui.engine_process import EngineProcess, Opening
 
-MESH = RunOptions(machine="tests/data/mesh5x4.toml", workload="tests/data/mesh-sides-small.toml")
+ROOT = Path(__file__).resolve().parents[2]
+MESH = RunOptions(
+    machine=str(ROOT / "tests/data/mesh5x4.toml"),
+    workload=str(ROOT / "tests/data/mesh-sides-small.toml"),
+)
 
 
 class Recorder:
@@ -39,6 +54,11 @@ class Recorder:
                 self._cond.wait(left)
 
 
+def _stepped(session: Session, count: int) -> str:
+    session.step(count)
+    return "stepped"
+
+
 def start(driver: Driver) -> threading.Thread:
     thread = threading.Thread(target=driver.loop, daemon=True)
     thread.start()
@@ -50,7 +70,7 @@ def test_commands_run_on_the_worker_and_each_publishes_a_frame() -> None:
     driver = Driver(Session(MESH), frames)
     thread = start(driver)
     frames.wait(lambda f: f.snapshot.event == 0)
-    driver.send(lambda s: s.step(5) and "stepped", "step")
+    driver.send(partial(_stepped, count=5), "step")
     frame = frames.wait(lambda f: f.label == "step")
     assert frame.snapshot.event == 5
     assert frame.result == "stepped"
@@ -71,7 +91,7 @@ def test_an_engine_error_comes_back_as_a_frame_not_an_exception() -> None:
     driver.send(bad, "find")
     frame = frames.wait(lambda f: f.label == "find")
     assert frame.error == "no job 99"
-    driver.send(lambda s: s.step(1) and None, "after")
+    driver.send(partial(tasks.step, count=1), "after")
     assert frames.wait(lambda f: f.label == "after").snapshot.event == 1
     driver.stop()
     thread.join(5)
@@ -81,7 +101,7 @@ def test_live_mode_runs_to_the_end_at_full_speed_and_reports_its_rate() -> None:
     frames = Recorder()
     driver = Driver(Session(MESH), frames, fps=30)
     thread = start(driver)
-    driver.send(lambda s: driver.set_live(True, math.inf))
+    driver.send(Live(True, math.inf))
     done = frames.wait(lambda f: f.snapshot.done, timeout=30)
     assert not done.live
     assert any(f.live for f in frames.frames)
@@ -96,10 +116,10 @@ def test_live_mode_at_a_finite_speed_keeps_simulated_time_near_wall_time() -> No
     frames = Recorder()
     driver = Driver(Session(MESH), frames, fps=20)
     thread = start(driver)
-    driver.send(lambda s: driver.set_live(True, 10.0))
+    driver.send(Live(True, 10.0))
     first = frames.wait(lambda f: f.live)
     time.sleep(0.6)
-    driver.send(lambda s: driver.set_live(False), "pause")
+    driver.send(Live(False), "pause")
     paused = frames.wait(lambda f: f.label == "pause")
     assert not paused.live
     elapsed_sim = paused.snapshot.time - first.snapshot.time
@@ -113,26 +133,147 @@ def test_a_speed_must_be_positive() -> None:
     frames = Recorder()
     driver = Driver(Session(MESH), frames)
     thread = start(driver)
-    driver.send(lambda s: driver.set_live(True, 0.0), "speed")
+    driver.send(Live(True, 0.0), "speed")
     assert "speed must be positive" in frames.wait(lambda f: f.label == "speed").error
     driver.stop()
     thread.join(5)
 
 
-def test_paced_live_mode_waits_for_the_ui_to_show_a_frame_before_the_next() -> None:
+def test_any_other_exception_in_a_command_comes_back_as_an_internal_error() -> None:
     frames = Recorder()
-    driver = Driver(Session(MESH), frames, fps=50, paced=True)
+    driver = Driver(Session(MESH), frames)
     thread = start(driver)
-    driver.send(lambda s: driver.set_live(True, 10.0))
-    frames.wait(lambda f: f.live)
-    time.sleep(SHOWN_WAIT / 3)
-    published = driver.live_frames
-    time.sleep(SHOWN_WAIT / 3)
-    assert driver.live_frames == published, "no new live frame before the UI has shown one"
-    driver.shown()
-    frames.wait(lambda f: f.live and driver.live_frames > published)
-    assert driver.shown_frames == 1
-    time.sleep(SHOWN_WAIT * 1.5)
-    assert driver.live_frames >= published + 2, "an unshown frame holds the driver back briefly"
+    driver.send(partial(_divide, by=0), "bug")
+    assert frames.wait(lambda f: f.label == "bug").error.startswith(
+        "internal error: ZeroDivisionError"
+    )
+    driver.send(partial(tasks.step, count=2), "after")
+    assert frames.wait(lambda f: f.label == "after").snapshot.event == 2
     driver.stop()
     thread.join(5)
+
+
+def test_live_frames_come_at_the_chosen_rate_without_waiting_for_anyone() -> None:
+    frames = Recorder()
+    driver = Driver(Session(MESH), frames, fps=20)
+    thread = start(driver)
+    driver.send(Live(True, 1.0))
+    frames.wait(lambda f: f.live)
+    time.sleep(1.0)
+    driver.send(Live(False), "pause")
+    frames.wait(lambda f: f.label == "pause")
+    live = sum(f.live for f in frames.frames)
+    assert 12 <= live <= 22, live
+    driver.stop()
+    thread.join(5)
+
+
+# ---------------------------------------------------------------------- the wire
+
+
+def _divide(session: Session, by: int) -> float:
+    return session.events / by
+
+
+def test_a_frame_crosses_the_wire_whole_with_its_queue_as_columns() -> None:
+    session = Session(MESH)
+    session.step(60)
+    driver = Driver(session, lambda frame: None)
+    frame = driver.frame(result="ok", label="x")
+    back = decode(encode(frame))
+    snap, there = frame.snapshot, back.snapshot
+    assert isinstance(there.waiting, JobColumns)
+    assert len(snap.waiting) > 1 and list(there.waiting) == list(snap.waiting)
+    assert there.waiting[0] == snap.waiting[0] and type(there.waiting[0]) is type(snap.waiting[0])
+    assert list(there.waiting[1:3]) == list(snap.waiting[1:3])
+    assert list(there.waiting + snap.waiting[:1]) == [*snap.waiting, snap.waiting[0]]
+    assert list(job_indices(there.waiting)) == [j.index for j in snap.waiting]
+    assert there.owners.tolist() == snap.owners.tolist() and not there.owners.flags.writeable
+    assert dict(there.reasons) == dict(snap.reasons) and dict(there.metrics) == dict(snap.metrics)
+    assert (there.event, there.time, there.running, there.recent) == (
+        snap.event,
+        snap.time,
+        snap.running,
+        snap.recent,
+    )
+    assert (back.result, back.label, back.answers) == ("ok", "x", True)
+    assert len(JobColumns()) == 0 and list(JobColumns()) == []
+
+
+# ---------------------------------------------------------------------- the engine process
+
+
+class Collector:
+    """What a UI gets from an engine process: frames and, at most once, why it ended."""
+
+    def __init__(self, engine: EngineProcess) -> None:
+        self.frames = Recorder()
+        self.ended: list[str] = []
+        engine.listen(self.frames, self.ended.append)
+
+
+def _loaded_ui_libraries(session: Session) -> list[str]:
+    return sorted(name for name in sys.modules if name.split(".")[0] in ("textual", "rich"))
+
+
+def test_the_engine_process_runs_commands_and_never_loads_textual() -> None:
+    engine = EngineProcess(Opening(MESH))
+    try:
+        assert engine.first.snapshot.event == 0
+        got = Collector(engine)
+        engine.send(partial(tasks.step, count=5), "step")
+        assert got.frames.wait(lambda f: f.label == "step").snapshot.event == 5
+        engine.send(partial(Session.goto_event, number=99_999_999), "no")
+        engine.send(partial(_divide, by=0), "bug")
+        assert got.frames.wait(lambda f: f.label == "bug").error.startswith("internal error")
+        engine.send(_loaded_ui_libraries, "modules")
+        assert got.frames.wait(lambda f: f.label == "modules").result == []
+    finally:
+        engine.stop()
+    assert not engine.process.is_alive() and engine.process.exitcode == 0
+    assert got.ended == [], "a stopped engine is not reported as lost"
+
+
+def test_every_answer_arrives_while_live_frames_pour_in() -> None:
+    engine = EngineProcess(Opening(MESH, fps=200))
+    try:
+        got = Collector(engine)
+        engine.send(Live(True, 1.0))
+        got.frames.wait(lambda f: f.live)
+        for number in range(20):
+            engine.send(partial(_divide, by=1), f"ask {number}")
+        for number in range(20):
+            got.frames.wait(lambda f, n=number: f.label == f"ask {n}")
+        labels = [f.label for f in got.frames.frames if f.answers]
+        assert labels == [f"ask {n}" for n in range(20)]
+    finally:
+        engine.stop()
+
+
+def test_bad_inputs_fail_before_the_console_opens_and_leave_no_process() -> None:
+    before = set(multiprocessing.active_children())
+    with pytest.raises(MeshsimError, match="nosuch"):
+        EngineProcess(Opening(RunOptions(machine="nosuch")))
+    assert set(multiprocessing.active_children()) <= before
+
+
+def test_the_engine_ends_when_the_ui_goes_away() -> None:
+    engine = EngineProcess(Opening(MESH))
+    engine._commands.close()
+    engine.process.join(5)
+    assert engine.process.exitcode == 0
+    engine.stop()
+
+
+def test_an_engine_that_dies_is_reported_once() -> None:
+    engine = EngineProcess(Opening(MESH))
+    got = Collector(engine)
+    os.kill(engine.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while not got.ended and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert got.ended and "ended unexpectedly" in got.ended[0]
+    with pytest.raises(MeshsimError, match="has ended"):
+        engine.send(partial(tasks.step, count=1))
+    engine.stop()
+    assert got.ended == got.ended[:1]

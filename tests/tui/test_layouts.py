@@ -3,10 +3,13 @@ what an 80×24 terminal must still show (every pane with room for its content)."
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 import engine.catalog  # noqa: F401
 from engine.runcase import RunOptions
+from engine.session import Session
 from tui.app import MeshsimApp, make_app
 from tui.widgets.queue_list import QueueList
 from tui.widgets.status_bar import StatusBar
@@ -26,7 +29,7 @@ async def go_to(pilot, app: MeshsimApp, event: int) -> None:  # type: ignore[no-
     """Step mode: wait for the first frame, go to ``event``, let the frame be drawn (the
     running table sizes its columns when its message queue is idle, after the frame)."""
     await until(pilot, lambda: app.frame is not None)
-    app.send(lambda s: s.goto_event(event))
+    app.send(partial(Session.goto_event, number=event))
     await until(pilot, lambda: app.frame.snapshot.event == event)
     await pilot.pause(0.1)
     await pilot.pause()

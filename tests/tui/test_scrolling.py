@@ -12,8 +12,7 @@ from textual.scrollbar import ScrollBarRender
 
 import engine.catalog  # noqa: F401
 from engine.runcase import RunOptions
-from engine.session import Session
-from tui.app import MeshsimApp
+from tui.app import MeshsimApp, make_app
 from tui.widgets.queue_list import QueueList
 from tui.widgets.scrolling import thumb
 
@@ -48,7 +47,7 @@ def _screen(app: MeshsimApp) -> str:
 async def test_live_frames_show_what_a_full_layout_and_redraw_shows() -> None:
     """Step Intrepid 300 events at a time; after each frame, the screen is compared with the
     screen after every widget is repainted whole and the screen laid out again."""
-    app = MeshsimApp(Session(RunOptions()))
+    app = make_app(RunOptions())
     async with app.run_test(size=(160, 50)) as pilot:
         while app.frame is None:
             await pilot.pause(0.05)

@@ -11,9 +11,8 @@ same for 50 or 50,000 jobs (style anchors §3.4–3.5).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from operator import attrgetter
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -28,6 +27,7 @@ from textual.strip import Strip
 from engine.jobs import Job
 from engine.scheduling.orders import QUEUE_ORDERS, QueueOrder
 from engine.simulation import Snapshot
+from tui.driver import job_indices
 from tui.format import duration, shape_text
 from tui.jobstyle import job_color
 from tui.widgets.scrolling import set_virtual_size
@@ -92,7 +92,7 @@ class QueueList(ScrollView, can_focus=True):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
-        self._jobs: tuple[Job, ...] = ()
+        self._jobs: Sequence[Job] = ()
         self._reasons: Mapping[int, str] = {}
         self._order: QueueOrder | None = None
         self._order_name = ""
@@ -134,7 +134,7 @@ class QueueList(ScrollView, can_focus=True):
             if jobs[k].index == index:
                 return k
         try:
-            return list(map(attrgetter("index"), jobs)).index(index)
+            return job_indices(jobs).index(index)
         except ValueError:
             return None
 
