@@ -3,18 +3,26 @@
 Each scenario runs in a fresh interpreter (``python -m tui.bench NAME``) and prints one JSON
 object: its raw measurements and ``figures``, rows of (figure, measured, target, met) that the
 command line prints as they are. The console runs headless (``App.run_test``) at 160×50, so the
-figures include Textual's layout and rendering but not a terminal's drawing.
+figures include Textual's layout and rendering but not a terminal's drawing. As in ``meshsim
+tui``, the console is two processes: the UI, and the engine process it starts
+(:mod:`tui.engine_process`).
 
 - ``console-live``: Intrepid and its default synthetic workload, live at the fastest speed from
-  the first event to the last: frames per second the driver published and the UI drew, events
-  per second simulated (over three runs), next to the engine alone on the same run.
+  the first event to the last: frames per second the engine published and the UI drew (the
+  smaller of the two counts), events per second simulated (over three runs), next to the engine
+  alone on the same run; the CPU time of each process.
 - ``console-frame``: 50,000 waiting jobs on mesh32: one frame, i.e. a snapshot (with the result
-  metrics), the update of every pane, a layout pass and a full redraw of the screen, for each of
-  the three lower tabs; the median of repeats, one event apart.
-- ``console-memory``: a 100,000-job live run (flat:1024, FCFS + EASY): resident memory at the
-  first frame, halfway and at the end, and the growth of the memory Python holds for live
-  objects, next to the same run without the console (``engine-memory``, in its own
-  interpreter).
+  metrics), its encoding for the pipe, its decoding, the update of every pane, a layout pass and
+  a full redraw of the screen, for each of the three lower tabs; the median of repeats, one
+  event apart. All parts run here, one after the other (the pipe's own copy is not counted): the
+  first two are the engine process's share of a frame, the rest the UI's.
+- ``console-memory``: a 100,000-job live run (flat:1024, FCFS + EASY): the console's resident
+  memory — the UI process's plus the engine process's, each read from ``/proc`` — at the first
+  frame, halfway and at the end, and the growth of the memory Python holds for live objects in
+  both processes together (the engine's counted by a command it runs), next to the same run
+  without the console (``engine-memory``, in its own interpreter). The target and its allowance
+  are those of the single-process console: the two processes together may grow less than
+  :data:`MEMORY_SLACK_MB` beyond the engine alone's growth.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -78,14 +86,27 @@ def scenario(name: str, description: str, target: str):  # type: ignore[no-untyp
     return decorate
 
 
-def rss_mb() -> float:
-    """This process's resident memory now, in MB (Linux ``/proc``; NaN elsewhere)."""
-    statm = Path("/proc/self/statm")
+def rss_mb(pid: int | None = None) -> float:
+    """The resident memory of process ``pid`` (this one by default) now, in MB (Linux
+    ``/proc``; NaN elsewhere)."""
+    statm = Path(f"/proc/{pid or 'self'}/statm")
     if not statm.exists():
         return math.nan
     import resource
 
     return int(statm.read_text().split()[1]) * resource.getpagesize() / 2**20
+
+
+def cpu_s(pid: int) -> float:
+    """The CPU time process ``pid`` has used, user and system, in seconds (Linux ``/proc``, in
+    clock ticks; NaN elsewhere)."""
+    stat = Path(f"/proc/{pid}/stat")
+    if not stat.exists():
+        return math.nan
+    import os
+
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _figure(name: str, value: float, unit: str, target: str, met: bool | None) -> list[str]:
@@ -94,30 +115,53 @@ def _figure(name: str, value: float, unit: str, target: str, met: bool | None) -
     return [name, f"{value:,.1f} {unit}", target, verdict]
 
 
-async def _live_run(app: Any, on_poll: Callable[[], None] = lambda: None) -> dict[str, float]:
+async def _nothing(pilot: Any) -> None:
+    return None
+
+
+async def _live_run(
+    app: Any,
+    on_poll: Callable[[], None] = lambda: None,
+    at_ends: Callable[[Any], Awaitable[None]] = _nothing,
+) -> dict[str, float]:
     """Drive ``app`` headless: wait for the first frame, go live at the fastest speed, wait for
-    the end of the run. From going live to the end: the wall time, events, frames, and the CPU
-    time of the UI thread (this one) and of the whole process (the UI and the engine worker)."""
-    driver = app.driver
+    the end of the run (``at_ends`` runs just before going live and once the run is done).
+    From going live to the end: the wall time, events, frames published and drawn, and the CPU
+    time of the UI thread (this one), of the UI process and of the engine process."""
+    engine = app.engine
     async with app.run_test(size=SIZE) as pilot:
         while app.frame is None:
             await pilot.pause(0.05)
-        events0, shown0 = app.frame.snapshot.event, driver.shown_frames
+        await at_ends(pilot)
+        events0, shown0, published0 = app.frame.snapshot.event, app.frames_drawn, engine.live_frames
         t0, ui0, cpu0 = time.perf_counter(), time.thread_time(), time.process_time()
+        engine0 = cpu_s(engine.pid)
         await pilot.press("space")
         while True:
             on_poll()
             if app.frame.snapshot.done:
                 break
             await pilot.pause(POLL)
-        return {
+        measured = {
             "wall_s": time.perf_counter() - t0,
             "ui_cpu_s": time.thread_time() - ui0,
-            "process_cpu_s": time.process_time() - cpu0,
+            "ui_process_cpu_s": time.process_time() - cpu0,
+            "engine_cpu_s": cpu_s(engine.pid) - engine0,
             "events": app.frame.snapshot.event - events0,
-            "published": driver.live_frames,
-            "shown": driver.shown_frames - shown0,
+            "published": engine.live_frames - published0,
+            "shown": app.frames_drawn - shown0,
         }
+        await at_ends(pilot)
+        return measured
+
+
+async def ask(pilot: Any, app: Any, question: Callable[[Any], Any], label: str) -> Any:
+    """The engine's answer to ``question`` (a picklable function of the session), asked while
+    the console is paused."""
+    app.send(question, label)
+    while app.frame.label != label:
+        await pilot.pause(0.02)
+    return app.frame.result
 
 
 @scenario(
@@ -129,8 +173,7 @@ def console_live() -> dict[str, Any]:
     import engine.catalog  # noqa: F401
     from engine.runcase import RunOptions
     from engine.session import Session
-    from tui.app import MeshsimApp
-    from tui.driver import ENGINE_RATIO, MIN_FPS
+    from tui.app import make_app
 
     options = RunOptions()
     alone = Session(options)
@@ -138,37 +181,38 @@ def console_live() -> dict[str, Any]:
     alone.sim.run()
     engine_s, engine_cpu = time.perf_counter() - t0, time.process_time() - cpu0
     engine_rate = alone.events / engine_s
-    runs = []
+    runs, starts = [], []
     for _ in range(LIVE_RUNS):
-        app = MeshsimApp(Session(options, inputs=(alone.machine, alone.workload)))
+        t0 = time.perf_counter()
+        app = make_app(options)
+        starts.append(time.perf_counter() - t0)
         runs.append(asyncio.run(_live_run(app)))
     live = {key: sum(r[key] for r in runs) for key in runs[0]}
     wall = live["wall_s"]
     frames, rate = min(live["shown"], live["published"]) / wall, live["events"] / wall
     ui_frame = live["ui_cpu_s"] / max(1, live["shown"])
-    worker_rate = live["events"] / max(1e-9, live["process_cpu_s"] - live["ui_cpu_s"])
-    period = max(app.driver.frame_seconds, min(ui_frame * (1 + ENGINE_RATIO), 1 / MIN_FPS))
-    share = 1 - ui_frame / period
+    engine_per_cpu = live["events"] / max(1e-9, live["engine_cpu_s"])
     return {
         **live,
         "jobs": len(alone.workload),
         "engine_s": engine_s,
         "engine_events_per_s": engine_rate,
         "ui_cpu_ms_per_frame": ui_frame * 1e3,
-        "worker_events_per_cpu_s": worker_rate,
+        "engine_process_events_per_cpu_s": engine_per_cpu,
+        "start_s": starts,
         "notes": [
             f"{live['events']:,} events in {wall:.2f} s live; the engine alone ran a run's "
             f"{alone.events:,} in {engine_s:.2f} s ({alone.events / engine_cpu:,.0f} events per "
             f"CPU second), so the console can go no faster than that",
-            f"CPU while live: the process ran {live['process_cpu_s'] / wall:.0%} of the wall "
-            f"time (one interpreter lock: 100% at most; less when other work holds the cores); "
-            f"the UI spent {ui_frame * 1e3:.1f} ms per frame drawn, the engine worker "
-            f"{worker_rate:,.0f} events per CPU second",
-            f"with a core to itself the console would draw {1 / period:.1f} frames/s and leave "
-            f"the engine {share:.0%} of the time: about {worker_rate * share:,.0f} events/s (a "
-            f"projection from these CPU times and the driver's pacing, not a measurement)",
+            f"CPU while live: the engine process ran {live['engine_cpu_s'] / wall:.0%} of the "
+            f"wall time ({engine_per_cpu:,.0f} events per CPU second, its frames included), the "
+            f"UI process {live['ui_process_cpu_s'] / wall:.0%} (its UI thread "
+            f"{ui_frame * 1e3:.1f} ms per frame drawn; {live['shown']:,} frames drawn, "
+            f"{live['published']:,} live frames published)",
             f"{LIVE_RUNS} live runs, figures over all of them; events/s of each run: "
-            + ", ".join(f"{r['events'] / r['wall_s']:,.0f}" for r in runs),
+            + ", ".join(f"{r['events'] / r['wall_s']:,.0f}" for r in runs)
+            + "; seconds from make_app to its first frame (engine process started, session "
+            "built): " + ", ".join(f"{s:.2f}" for s in starts),
         ],
         "figures": [
             _figure(
@@ -221,19 +265,28 @@ def waiting_session(waiting: int = WAITING) -> Any:
     return session
 
 
+FRAME_PARTS = ("publish", "encode", "decode", "panes", "layout", "draw")
+"""The parts of one frame ``console-frame`` times: the engine process's (the driver's frame, its
+bytes for the pipe), then the UI's (the frame back from the bytes, every pane, layout, redraw)."""
+
+
 async def _frame_times(session: Any) -> dict[str, dict[str, float]]:
-    """Median milliseconds of each part of one frame, per lower tab, each frame one event after
-    the last (a job ends and the next starts, so the map, the tables and the queue change): the
-    driver's frame (snapshot and result metrics), the app's frame handler (every pane updated),
-    then Textual's layout pass and a full redraw of the screen (``Screen._refresh_layout`` and
-    ``render_update(full=True)``, private Textual calls: what its refresh timer runs, done here
-    at once so that no idle time is counted)."""
+    """Median milliseconds of each part of one frame (:data:`FRAME_PARTS`), per lower tab, each
+    frame one event after the last (a job ends and the next starts, so the map, the tables and
+    the queue change): the driver's frame (snapshot and result metrics), its encoding and
+    decoding, the app's frame handler (every pane updated), then Textual's layout pass and a
+    full redraw of the screen (``Screen._refresh_layout`` and ``render_update(full=True)``,
+    private Textual calls: what its refresh timer runs, done here at once so that no idle time
+    is counted). The frames come from ``session`` here, not from the app's own engine process
+    (which stays paused on the same machine)."""
     from textual.widgets import TabbedContent
 
-    from tui.app import FrameReady, MeshsimApp
+    from engine.runcase import RunOptions
+    from tui.app import FrameReady, make_app
+    from tui.driver import Driver, decode, encode
 
-    app = MeshsimApp(session)
-    driver = app.driver
+    app = make_app(RunOptions(machine=session.machine.name))
+    driver = Driver(session, lambda frame: None)
     parts: dict[str, dict[str, float]] = {}
     async with app.run_test(size=SIZE) as pilot:
         while app.frame is None:
@@ -241,20 +294,24 @@ async def _frame_times(session: Any) -> dict[str, dict[str, float]]:
         for tab in ("tab-metrics", "tab-timeline", "tab-events"):
             app.query_one("#lower", TabbedContent).active = tab
             await pilot.pause(0.2)
-            samples: dict[str, list[float]] = {"publish": [], "panes": [], "layout": [], "draw": []}
+            samples: dict[str, list[float]] = {part: [] for part in FRAME_PARTS}
             for _ in range(FRAME_REPEATS):
                 session.step(1)
-                t0 = time.perf_counter()
+                clock = [time.perf_counter()]
                 frame = driver.frame()
-                t1 = time.perf_counter()
+                clock.append(time.perf_counter())
+                data = encode(frame)
+                clock.append(time.perf_counter())
+                frame = decode(data)
+                clock.append(time.perf_counter())
                 app.show_frame(FrameReady(frame))
-                t2 = time.perf_counter()
+                clock.append(time.perf_counter())
                 app.screen._refresh_layout()
-                t3 = time.perf_counter()
+                clock.append(time.perf_counter())
                 app.screen._compositor.render_update(full=True)
-                t4 = time.perf_counter()
-                for key, dt in zip(samples, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
-                    samples[key].append(dt * 1e3)
+                clock.append(time.perf_counter())
+                for key, t0, t1 in zip(samples, clock, clock[1:], strict=False):
+                    samples[key].append((t1 - t0) * 1e3)
                 await pilot.pause(0.05)
             parts[tab] = {key: statistics.median(values) for key, values in samples.items()}
             parts[tab]["total"] = sum(parts[tab].values())
@@ -282,8 +339,10 @@ def console_frame() -> dict[str, Any]:
         for tab, p in parts.items()
     ]
     notes = [
-        f"{tab.removeprefix('tab-')} tab: snapshot and metrics {p['publish']:.1f} + panes "
-        f"{p['panes']:.1f} + layout {p['layout']:.1f} + full redraw {p['draw']:.1f} ms"
+        f"{tab.removeprefix('tab-')} tab: engine process: snapshot and metrics "
+        f"{p['publish']:.1f} + encoding {p['encode']:.1f}; UI process: decoding "
+        f"{p['decode']:.1f} + panes {p['panes']:.1f} + layout {p['layout']:.1f} + full redraw "
+        f"{p['draw']:.1f} ms"
         for tab, p in parts.items()
     ]
     return {
@@ -295,16 +354,20 @@ def console_frame() -> dict[str, Any]:
     }
 
 
-def _memory_session() -> Any:
-    """The ``console-memory`` run: flat:1024, FCFS + EASY, :data:`MEMORY_WORKLOAD`."""
+def _memory_options(folder: str) -> Any:
+    """The ``console-memory`` run: flat:1024, FCFS + EASY, :data:`MEMORY_WORKLOAD` (written to
+    ``folder``, which must outlive the building of the session)."""
     import engine.catalog  # noqa: F401
     from engine.runcase import RunOptions
-    from engine.session import Session
 
-    with tempfile.TemporaryDirectory() as folder:
-        spec = Path(folder) / "flat-100k.toml"
-        spec.write_text(MEMORY_WORKLOAD, encoding="utf-8")
-        return Session(RunOptions(machine="flat:1024", workload=str(spec), backfill="easy"))
+    spec = Path(folder) / "flat-100k.toml"
+    spec.write_text(MEMORY_WORKLOAD, encoding="utf-8")
+    return RunOptions(machine="flat:1024", workload=str(spec), backfill="easy")
+
+
+def engine_blocks(session: Any) -> int:
+    """Engine-process command: :func:`python_blocks` there."""
+    return python_blocks()
 
 
 def python_blocks() -> int:
@@ -332,7 +395,10 @@ def _rss_at_thirds(samples: list[tuple[int, float]], events: int) -> dict[str, f
     "(reference for console-memory)",
 )
 def engine_memory() -> dict[str, Any]:
-    session = _memory_session()
+    from engine.session import Session
+
+    with tempfile.TemporaryDirectory() as folder:
+        session = Session(_memory_options(folder))
     samples = [(0, rss_mb())]
     blocks = python_blocks()
     while not session.done:
@@ -362,34 +428,50 @@ def _memory_figure(who: str, rss: dict[str, float], target: str, met: str) -> li
     f"flat: the console adds < {MEMORY_SLACK_MB:g} MB over the run beyond the engine's own growth",
 )
 def console_memory() -> dict[str, Any]:
-    from tui.app import MeshsimApp
+    from tui.app import make_app
+    from tui.bench import engine_blocks  # by its module's name, even when run as __main__
 
-    app = MeshsimApp(_memory_session())
-    samples: list[tuple[int, float]] = []
-    blocks: list[int] = []
+    with tempfile.TemporaryDirectory() as folder:
+        app = make_app(_memory_options(folder))
+    pid = app.engine.pid
+    samples: list[tuple[int, float, float]] = []
+    blocks: list[tuple[int, int]] = []
 
     def sample() -> None:
-        snap = app.frame.snapshot
-        samples.append((snap.event, rss_mb()))
-        if not blocks or snap.done:
-            blocks.append(python_blocks())
+        samples.append((app.frame.snapshot.event, rss_mb(), rss_mb(pid)))
 
-    live = asyncio.run(_live_run(app, sample))
-    rss = _rss_at_thirds(samples, live["events"])
+    async def count_blocks(pilot: Any) -> None:
+        label = f"blocks {len(blocks)}"
+        blocks.append((python_blocks(), await ask(pilot, app, engine_blocks, label)))
+
+    live = asyncio.run(_live_run(app, sample, count_blocks))
+    ui = _rss_at_thirds([(e, u) for e, u, _ in samples], live["events"])
+    engine_side = _rss_at_thirds([(e, x) for e, _, x in samples], live["events"])
+    rss = _rss_at_thirds([(e, u + x) for e, u, x in samples], live["events"])
     engine = run_child("engine-memory")
     alone = engine["rss_mb"]
     extra = (rss["end"] - rss["start"]) - (alone["end"] - alone["start"])
-    held, held_alone = blocks[-1] - blocks[0], engine["blocks_growth"]
+    (ui0, engine0), (ui1, engine1) = blocks
+    held, held_alone = (ui1 - ui0) + (engine1 - engine0), engine["blocks_growth"]
     return {
         **live,
         "rss_mb": rss,
+        "ui_rss_mb": ui,
+        "engine_process_rss_mb": engine_side,
         "engine_rss_mb": alone,
         "blocks_growth": held,
+        "ui_blocks_growth": ui1 - ui0,
+        "engine_process_blocks_growth": engine1 - engine0,
         "engine_blocks_growth": held_alone,
         "notes": [
             f"{live['events']:,} events in {live['wall_s']:.1f} s live; growth from the first "
             f"frame to the end: console {rss['end'] - rss['start']:+.0f} MB, engine alone "
-            f"{alone['end'] - alone['start']:+.0f} MB (its records of finished jobs)"
+            f"{alone['end'] - alone['start']:+.0f} MB (its records of finished jobs)",
+            "the console is two processes, its figures their sums: UI process "
+            f"{ui['start']:.0f} / {ui['middle']:.0f} / {ui['end']:.0f} MB and "
+            f"{ui1 - ui0:+,} blocks, engine process {engine_side['start']:.0f} / "
+            f"{engine_side['middle']:.0f} / {engine_side['end']:.0f} MB and "
+            f"{engine1 - engine0:+,} blocks",
         ],
         "figures": [
             _memory_figure(
