@@ -13,33 +13,21 @@ fast as it can (``speed = inf``). A command received while live is carried out b
 frames. A command that raises is answered by a frame with the error (a :class:`MeshsimError`'s
 message, or the type and message of any other exception); the session stays usable.
 
-Frames cross a pipe as bytes (:func:`encode`, :func:`decode`): the waiting queue travels as one
-tuple per job field (:class:`JobColumns`), because 50,000 named tuples pickle and unpickle about
-ten times slower than twelve tuples of 50,000 numbers.
+Frames cross the pipe as bytes made by :mod:`tui.wire`.
 
 This module does not import Textual, so it is tested on its own.
 """
 
 from __future__ import annotations
 
-import copyreg
-import gc
-import io
 import math
-import pickle
 import queue
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
-from functools import partial
-from operator import attrgetter
-from types import MappingProxyType
-from typing import Any, overload
-
-import numpy as np
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from engine.errors import MeshsimError
-from engine.jobs import Job
 from engine.session import Session
 from engine.simulation import Snapshot
 
@@ -234,108 +222,3 @@ def _message(exc: Exception) -> str:
     if isinstance(exc, MeshsimError):
         return str(exc)
     return f"internal error: {type(exc).__name__}: {exc}"
-
-
-# ---------------------------------------------------------------------- the wire
-
-_new_job: Callable[[Iterable[Any]], Job] = partial(tuple.__new__, Job)
-
-
-class JobColumns(Sequence[Job]):
-    """A sequence of jobs kept as one tuple per :class:`Job` field; a job is built when read.
-    What a frame's waiting queue is after :func:`decode` (in place of a tuple of jobs).
-
-    Building one turns off the cycle collector meanwhile: the transposition makes an iterator
-    per job, each tracked by the collector, and with 50,000 jobs the collections they set off
-    (which free nothing) cost more than the transposition itself (about 40 against 9 ms)."""
-
-    __slots__ = ("_columns", "_length")
-
-    def __init__(self, jobs: Sequence[Job] = ()) -> None:
-        self._length = len(jobs)
-        self._columns: tuple[tuple[Any, ...], ...] = ((),) * len(Job._fields)
-        if jobs:
-            collecting = gc.isenabled()
-            gc.disable()
-            try:
-                self._columns = tuple(zip(*jobs, strict=True))
-            finally:
-                if collecting:
-                    gc.enable()
-
-    @classmethod
-    def _of(cls, columns: tuple[tuple[Any, ...], ...], length: int) -> JobColumns:
-        made = cls.__new__(cls)
-        made._columns, made._length = columns, length
-        return made
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (JobColumns._of, (self._columns, self._length))
-
-    def __len__(self) -> int:
-        return self._length
-
-    @overload
-    def __getitem__(self, item: int) -> Job: ...
-
-    @overload
-    def __getitem__(self, item: slice) -> JobColumns: ...
-
-    def __getitem__(self, item: int | slice) -> Job | JobColumns:
-        if isinstance(item, slice):
-            columns = tuple(column[item] for column in self._columns)
-            return JobColumns._of(columns, len(columns[0]))
-        return _new_job([column[item] for column in self._columns])
-
-    def __iter__(self) -> Iterator[Job]:
-        return map(_new_job, zip(*self._columns, strict=True))
-
-    def __add__(self, other: Sequence[Job]) -> JobColumns:
-        more = other if isinstance(other, JobColumns) else JobColumns(other)
-        columns = tuple(a + b for a, b in zip(self._columns, more._columns, strict=True))
-        return JobColumns._of(columns, self._length + len(more))
-
-    def column(self, name: str) -> tuple[Any, ...]:
-        """Field ``name`` of every job, in order."""
-        return self._columns[Job._fields.index(name)]
-
-
-def job_indices(jobs: Sequence[Job]) -> Sequence[int]:
-    """The ``index`` of every job in ``jobs`` (without building the jobs of a
-    :class:`JobColumns`)."""
-    if isinstance(jobs, JobColumns):
-        return jobs.column("index")
-    return list(map(attrgetter("index"), jobs))
-
-
-def _read_only(data: bytes, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
-    return np.frombuffer(data, dtype).reshape(shape)
-
-
-def _proxy(mapping: dict[Any, Any]) -> MappingProxyType[Any, Any]:
-    return MappingProxyType(mapping)
-
-
-_REDUCERS = copyreg.dispatch_table.copy()
-_REDUCERS[MappingProxyType] = lambda m: (_proxy, (dict(m),))
-_REDUCERS[np.ndarray] = lambda a: (_read_only, (a.tobytes(), a.dtype.str, a.shape))
-"""How snapshots pickle: mapping proxies as their dictionaries, arrays as their bytes (they come
-back read-only, as the engine hands them out)."""
-
-
-def encode(frame: Frame) -> bytes:
-    """The bytes of ``frame`` for the pipe (its waiting queue as :class:`JobColumns`)."""
-    snapshot = frame.snapshot
-    packed = replace(frame, snapshot=replace(snapshot, waiting=JobColumns(snapshot.waiting)))
-    out = io.BytesIO()
-    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = _REDUCERS
-    pickler.dump(packed)
-    return out.getvalue()
-
-
-def decode(data: bytes) -> Frame:
-    """The frame :func:`encode` made ``data`` of."""
-    frame = pickle.loads(data)
-    assert isinstance(frame, Frame)
-    return frame

@@ -15,12 +15,14 @@ Where ``forkserver`` does not exist, ``spawn``.
 The wire: two one-way pipes. UI → engine: ``(label, command)`` pickled (commands are picklable,
 :mod:`tui.tasks`), ``None`` to stop. Engine → UI: one kind byte, then the payload —
 :data:`PAUSED`, :data:`LIVE` or :data:`ANSWER` (a frame that carries a command's result or
-error) followed by :func:`~tui.driver.encode`'s bytes, or :data:`FAILED` followed by a UTF-8
+error) followed by a :class:`~tui.wire.FrameEncoder` message, or :data:`FAILED` followed by a UTF-8
 message (the engine could not start, or ended on an error).
 
 A reader thread in the UI process hands frames to the app. When the UI falls behind it reads
 every message waiting in the pipe but decodes and hands on only the newest frame, plus every
 frame that answers a command, in order: stale frames never queue up, answers are never dropped.
+A skipped frame's new waiting jobs are still taken (:meth:`~tui.wire.FrameDecoder.learn`): the
+wire sends each job once.
 
 Ending: :meth:`EngineProcess.stop` asks the loop to stop, waits :data:`STOP_WAIT` seconds, then
 terminates the process (a long export or what-if is abandoned). The engine process also ends
@@ -51,7 +53,8 @@ from engine.errors import MeshsimError
 from engine.runcase import RunOptions
 from engine.session import Session
 from tui import tasks
-from tui.driver import Command, Driver, Frame, Live, decode, encode
+from tui.driver import Command, Driver, Frame, Live
+from tui.wire import FrameDecoder, FrameEncoder
 
 PRELOAD = ["tui.engine_process"]
 """What the fork server imports once for every engine process it forks."""
@@ -111,6 +114,7 @@ class EngineProcess:
         commands_in.close()
         frames_out.close()
         self._stopping = False
+        self._decoder = FrameDecoder()
         self._reader: threading.Thread | None = None
         self.live_frames = 0
         """Live frames the engine published, including any the reader dropped as stale (the
@@ -122,7 +126,7 @@ class EngineProcess:
         if data[:1] == FAILED:
             self.stop()
             raise MeshsimError(data[1:].decode())
-        self.first = decode(data[1:])
+        self.first = self._decoder.decode(data[1:])
 
     @property
     def pid(self) -> int | None:
@@ -155,7 +159,9 @@ class EngineProcess:
                         on_end(data[1:].decode())
                         return
                     if kind == ANSWER or number == last:
-                        on_frame(decode(data[1:]))
+                        on_frame(self._decoder.decode(data[1:]))
+                    else:
+                        self._decoder.learn(data[1:])
         except (EOFError, OSError):
             if not self._stopping:
                 on_end(self._gone())
@@ -209,9 +215,11 @@ def serve(opening: Opening, commands: Connection, frames: Connection) -> None:
         _tell(frames, FAILED + message.encode())
         return
 
+    encoder = FrameEncoder()
+
     def publish(frame: Frame) -> None:
         kind = ANSWER if frame.answers else LIVE if frame.live else PAUSED
-        frames.send_bytes(kind + encode(frame))
+        frames.send_bytes(kind + encoder.encode(frame))
 
     driver = Driver(session, publish, fps=opening.fps, reasons=opening.reasons)
     threading.Thread(target=_forward, args=(commands, driver), daemon=True).start()

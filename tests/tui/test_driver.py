@@ -1,5 +1,5 @@
 """The engine worker on its own (no Textual): commands, errors, live mode, frame rate, stop; the
-frames' wire form; the engine process (start, commands, errors, ending, no Textual)."""
+engine process (start, commands, errors, ending, no Textual). The wire is in test_wire.py."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from engine.errors import MeshsimError
 from engine.runcase import RunOptions
 from engine.session import Session
 from tui import tasks
-from tui.driver import Driver, Frame, JobColumns, Live, decode, encode, job_indices
+from tui.driver import Driver, Frame, Live
 from tui.engine_process import EngineProcess, Opening
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -168,36 +168,8 @@ def test_live_frames_come_at_the_chosen_rate_without_waiting_for_anyone() -> Non
     thread.join(5)
 
 
-# ---------------------------------------------------------------------- the wire
-
-
 def _divide(session: Session, by: int) -> float:
     return session.events / by
-
-
-def test_a_frame_crosses_the_wire_whole_with_its_queue_as_columns() -> None:
-    session = Session(MESH)
-    session.step(60)
-    driver = Driver(session, lambda frame: None)
-    frame = driver.frame(result="ok", label="x")
-    back = decode(encode(frame))
-    snap, there = frame.snapshot, back.snapshot
-    assert isinstance(there.waiting, JobColumns)
-    assert len(snap.waiting) > 1 and list(there.waiting) == list(snap.waiting)
-    assert there.waiting[0] == snap.waiting[0] and type(there.waiting[0]) is type(snap.waiting[0])
-    assert list(there.waiting[1:3]) == list(snap.waiting[1:3])
-    assert list(there.waiting + snap.waiting[:1]) == [*snap.waiting, snap.waiting[0]]
-    assert list(job_indices(there.waiting)) == [j.index for j in snap.waiting]
-    assert there.owners.tolist() == snap.owners.tolist() and not there.owners.flags.writeable
-    assert dict(there.reasons) == dict(snap.reasons) and dict(there.metrics) == dict(snap.metrics)
-    assert (there.event, there.time, there.running, there.recent) == (
-        snap.event,
-        snap.time,
-        snap.running,
-        snap.recent,
-    )
-    assert (back.result, back.label, back.answers) == ("ok", "x", True)
-    assert len(JobColumns()) == 0 and list(JobColumns()) == []
 
 
 # ---------------------------------------------------------------------- the engine process

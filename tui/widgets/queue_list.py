@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from operator import attrgetter
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -27,7 +28,6 @@ from textual.strip import Strip
 from engine.jobs import Job
 from engine.scheduling.orders import QUEUE_ORDERS, QueueOrder
 from engine.simulation import Snapshot
-from tui.driver import job_indices
 from tui.format import duration, shape_text
 from tui.jobstyle import job_color
 from tui.widgets.scrolling import set_virtual_size
@@ -134,7 +134,7 @@ class QueueList(ScrollView, can_focus=True):
             if jobs[k].index == index:
                 return k
         try:
-            return job_indices(jobs).index(index)
+            return list(map(attrgetter("index"), jobs)).index(index)
         except ValueError:
             return None
 
