@@ -36,6 +36,7 @@ This module does not import Textual.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import multiprocessing
 import os
 import pickle
@@ -58,6 +59,13 @@ from tui.wire import FrameDecoder, FrameEncoder
 
 PRELOAD = ["tui.engine_process"]
 """What the fork server imports once for every engine process it forks."""
+
+MMAP_THRESHOLD = 128 * 1024
+"""Bytes from which the engine process's C allocator maps each block on its own (returned to
+the system when freed); see :func:`return_freed_memory`."""
+
+_M_MMAP_THRESHOLD = -3
+"""glibc's ``mallopt`` parameter number for the mmap threshold (``malloc.h``)."""
 
 STOP_WAIT = 2.0
 """Seconds :meth:`EngineProcess.stop` waits for the engine to end before terminating it."""
@@ -207,6 +215,7 @@ def serve(opening: Opening, commands: Connection, frames: Connection) -> None:
     """The engine process: build the session, then run the driver until told to stop or the
     UI's end of the pipes closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return_freed_memory()
     try:
         os.chdir(opening.cwd)
         session = opening.session()
@@ -229,6 +238,23 @@ def serve(opening: Opening, commands: Connection, frames: Connection) -> None:
         return
     except Exception as exc:
         _tell(frames, FAILED + f"the engine failed: {type(exc).__name__}: {exc}".encode())
+
+
+def return_freed_memory() -> bool:
+    """Fix the C allocator's mmap threshold at :data:`MMAP_THRESHOLD` (glibc only; returns
+    whether it was set).
+
+    Live frames carry the result metrics every :data:`~tui.driver.METRICS_EVERY` seconds, which
+    builds and frees arrays over every finished job (800 kB each at 100,000 jobs). glibc raises
+    its mmap threshold to the size of each mapped block freed, so after the first such array
+    the next ones come from the heap, which fragments and is not given back: over a 100,000-job
+    live run the process kept 12 MB more than the same run without frames, with the same Python
+    objects alive. A fixed threshold keeps large arrays mapped, and freeing one returns it."""
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    return bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD))
 
 
 def _tell(frames: Connection, data: bytes) -> None:

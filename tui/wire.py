@@ -40,7 +40,7 @@ import numpy as np
 from engine.jobs import Job
 from tui.driver import Frame
 
-PRUNE_SLACK = 4096
+PRUNE_SLACK = 256
 """Jobs the encoder may remember beyond twice the waiting queue before it starts afresh."""
 
 _LENGTH = struct.Struct("<I")
