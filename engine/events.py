@@ -40,9 +40,10 @@ class Tick(simpy.Event):
     """A calendar entry that calls ``callback(tick)`` when processed; ``key`` is its subject.
 
     Its constructor pushes the entry on the calendar's heap itself, as SimPy's own ``Timeout``
-    inlines ``Event.__init__``: the engine creates two or three of these per job. The
-    simulation's loop calls ``callback`` directly; a tick whose ``cancelled`` is set (a
-    completion that moved, or whose job was killed) is dropped unprocessed.
+    inlines ``Event.__init__``: the engine creates one of these per job. The simulation's loop
+    calls ``callback`` directly, never SimPy's ``step``, so a tick carries none of SimPy's
+    processing state (callbacks list, value); a tick whose ``cancelled`` is set (a completion
+    that moved, or whose job was killed) is dropped unprocessed.
     """
 
     cancelled = False
@@ -52,8 +53,6 @@ class Tick(simpy.Event):
     ) -> None:
         self.env = env
         self.callback = callback
-        self._ok = True
-        self._value = None
         self.key = key
         self.time = time
         heappush(env._queue, (time, prio, next(env._eid), self))

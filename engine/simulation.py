@@ -272,8 +272,7 @@ class Simulation:
             if w.shapes is not None:
                 rows = w.shapes[lo:hi].tolist()
                 shapes = [tuple(v for v in row if v > 0) or None for row in rows]
-            for k, values in enumerate(zip(*chunk, strict=True)):
-                yield Job(lo + k, *values, shapes[k])
+            yield from map(Job._make, zip(range(lo, hi), *chunk, shapes, strict=True))
 
     # ------------------------------------------------------------------------- the calendar
 
@@ -323,24 +322,23 @@ class Simulation:
             heappop(queue)
         job = self._next_job
         if queue and (job is None or queue[0][0] <= job.submit):
-            t, _, _, tick = queue[0]
-            if t > limit:
-                return False
-            heappop(queue)
-            if t > self.integrals.last:
-                self._integrate(t)
-            self.env._now = t
-            tick.callback(tick)
+            t = queue[0][0]
+            tick = queue[0][3]
         elif job is not None:
             t = job.submit
-            if t > limit:
-                return False
-            if t > self.integrals.last:
-                self._integrate(t)
-            self.env._now = t
-            self._arrive(job)
+            tick = None
         else:
             return False
+        if t > limit:
+            return False
+        if t > self.integrals.last:
+            self._integrate(t)
+        self.env._now = t
+        if tick is None:
+            self._arrive(job)
+        else:
+            heappop(queue)
+            tick.callback(tick)
         while queue and queue[0][3].cancelled:
             heappop(queue)
         job = self._next_job
@@ -459,18 +457,20 @@ class Simulation:
         now = self.env._now
         allocator = self.allocator
         allocator.now = now
-        queue = self.queue.ordered(now)
+        waiting = self.queue
+        queue = waiting.ordered(now)
         settled = self._settled
-        if settled and self._ends and self._ends[0][0] <= now:
+        ends = self._ends
+        if settled and ends and ends[0][0] <= now:
             settled = 0
         if queue:
             ctx = self._ctx
             ctx.now = now
             ctx.queue = queue
             ctx.settled = settled
-            ctx.smallest = self.queue.smallest
+            ctx.smallest = waiting.smallest
             ctx.early_release = self._early_release
-            ctx.started = set()
+            started = ctx.started = set()
             if self._backfill.owns_starts:
                 self._backfill.run(ctx, None)
             else:
@@ -480,13 +480,14 @@ class Simulation:
                     head = self._discipline.select(ctx)
                 if head is not None:
                     self._backfill.run(ctx, head)
-            running = self.running
-            remove = self.queue.remove
-            for index in ctx.started:
-                remove(running[index].job)
+            if started:
+                running = self.running
+                remove = waiting.remove
+                for index in started:
+                    remove(running[index].job)
         self._early_release = False
-        self._settled = len(self.queue.jobs) if self._incremental else 0
-        if not self._clocked or not self.queue.jobs:
+        self._settled = len(waiting.jobs) if self._incremental else 0
+        if not self._clocked or not waiting.jobs:
             return
         wake = allocator.next_change(now)
         if wake is not None and wake > now and wake != self._wake_at:
@@ -543,16 +544,17 @@ class Simulation:
     def _start_job(self, job: Job, placement: Placement) -> None:
         now = self.env._now
         index = job.index
+        nodes = placement.nodes
         self._layout += 1
         self.allocator.allocate(job, placement)
         self.running[index] = RunningJob(job, now, placement)
-        insort(self._ends, (now + job.estimate, index, placement.nodes))
+        insort(self._ends, (now + job.estimate, index, nodes))
         self._start[index] = now
-        self._held_nodes[index] = placement.nodes
+        self._held_nodes[index] = nodes
         if placement.label:
             self._where[index] = placement.label
         self._busy += job.size
-        self._busy_alloc += placement.nodes
+        self._busy_alloc += nodes
         stats = self.stats
         stats.running += 1
         stats.running_wait += now - job.submit
@@ -567,9 +569,9 @@ class Simulation:
             self._record(EventRecord(self.events, now, "start", job.job_id, placement.label))
 
     def _on_end(self, tick: Tick) -> None:
-        self._finish_job(tick.key, killed=False)
+        self._finish_job(tick.key, False)
         if self.queue.jobs:
-            self._request_pass()
+            self._pass_pending = True
 
     def _reschedule(self) -> None:
         """Move the completions of running jobs to the ends the runtime model gives now."""
@@ -583,36 +585,45 @@ class Simulation:
                 new = Tick(self.env, max(end, now), _COMPLETION | index, self._on_end, index)
                 self._end_ticks[index] = new
 
-    def _finish_job(self, index: int, *, killed: bool) -> RunningJob:
+    def _finish_job(self, index: int, killed: bool) -> RunningJob:
+        """Release the nodes of a running job that ends now (normally, or ``killed``). The
+        jobs the last pass left waiting must all be tried again (``_settled`` is cleared)."""
         now = self.env._now
         self._settled = 0
         self._layout += 1
         r = self.running.pop(index)
+        job, start, placement = r
         tick = self._end_ticks.pop(index, None)
         if tick is not None:
             tick.cancelled = True
         if self._model is not None:
-            self._model.finish(r.job, now)
+            self._model.finish(job, now)
             self._model_dirty = True
-        self.allocator.release(r.job, r.placement)
+        self.allocator.release(job, placement)
         if self._draining:
             self._settle(self._draining)
-        expected = r.start + r.job.estimate
-        del self._ends[bisect_left(self._ends, (expected, index, r.placement.nodes))]
+        expected = start + job.estimate
+        nodes = placement.nodes
+        ends = self._ends
+        del ends[bisect_left(ends, (expected, index, nodes))]
         self._finish[index] = now
         if not killed:
             self._finished += 1
             if self._learns:
-                self.allocator.finished(r.job)
-        self._busy -= r.job.size
-        self._busy_alloc -= r.placement.nodes
-        self.stats.running -= 1
-        self.stats.running_wait -= r.start - r.job.submit
+                self.allocator.finished(job)
+        self._busy -= job.size
+        self._busy_alloc -= nodes
+        stats = self.stats
+        stats.running -= 1
+        stats.running_wait -= start - job.submit
         if now < expected:
             self._early_release = True
         if self._left.maxlen:
-            self._left.append(FinishedJob(r.job, r.start, now, r.placement, killed))
-        self._emit("killed" if killed else "end", r.job.job_id)
+            self._left.append(FinishedJob(job, start, now, placement, killed))
+        kind = "killed" if killed else "end"
+        self._last = (kind, job.job_id, "")
+        if self._listening:
+            self._record(EventRecord(self.events + 1, now, kind, job.job_id))
         return r
 
     # --------------------------------------------------------------------- operator actions
@@ -720,7 +731,7 @@ class Simulation:
         self._settled = 0
         index = self.job_index(job_id)
         if index in self.running:
-            self._finish_job(index, killed=True)
+            self._finish_job(index, True)
         elif index in self.held:
             del self.held[index]
         else:
@@ -850,7 +861,7 @@ class Simulation:
     def _evict(self, index: int, *, requeue: bool) -> None:
         """End a running job hit by a failure: back to the queue, or killed."""
         job = self.running[index].job
-        self._finish_job(index, killed=True)
+        self._finish_job(index, True)
         if not requeue:
             self._cancelled.add(index)
             return

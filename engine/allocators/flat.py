@@ -24,40 +24,39 @@ class FlatAllocator(Allocator):
     topologies = frozenset({"flat", "mesh", "torus"})
     complexity = "O(1) per decision on a flat machine; O(cells) on a grid"
     stable_refusals = True
+    free_nodes: int = 0
+    """Idle usable nodes, kept as a plain attribute (read at every event)."""
 
     def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
         super().__init__(machine, rng, rotate=rotate)
         self._count_only = machine.topology == "flat"
-        self._free = machine.nodes
+        self.free_nodes = machine.nodes
         self._owner = np.full(0 if self._count_only else machine.nodes, FREE, dtype=np.int64)
         self._out: set[int] = set()
         self._counts: dict[int, Placement] = {}
 
-    @property
-    def free_nodes(self) -> int:
-        return self._free
-
     def find(self, job: Job) -> Placement | None:
-        if job.size > self._free:
+        size = job.size
+        if size > self.free_nodes:
             return None
         if self._count_only:
-            placement = self._counts.get(job.size)
+            placement = self._counts.get(size)
             if placement is None:
-                placement = self._counts[job.size] = Placement((), job.size)
+                placement = self._counts[size] = Placement((), size)
             return placement
-        cells = np.flatnonzero(self._owner == FREE)[: job.size]
-        return Placement(tuple(cells.tolist()), job.size, f"{job.size} nodes")
+        cells = np.flatnonzero(self._owner == FREE)[:size]
+        return Placement(tuple(cells.tolist()), size, f"{size} nodes")
 
     def fits(self, job: Job) -> bool:
-        return job.size <= self._free
+        return job.size <= self.free_nodes
 
     def allocate(self, job: Job, placement: Placement) -> None:
-        self._free -= placement.nodes
+        self.free_nodes -= placement.nodes
         if placement.cells:
             self._owner[list(placement.cells)] = job.index
 
     def release(self, job: Job, placement: Placement) -> None:
-        self._free += placement.nodes
+        self.free_nodes += placement.nodes
         if placement.cells:
             self._owner[list(placement.cells)] = FREE
 
@@ -68,10 +67,10 @@ class FlatAllocator(Allocator):
         if self._count_only:
             if cell not in self._out:
                 self._out.add(cell)
-                self._free -= 1
+                self.free_nodes -= 1
             return
         if self._owner[cell] == FREE:
-            self._free -= 1
+            self.free_nodes -= 1
         self._owner[cell] = state
 
     def restore(self, cell: int) -> None:
@@ -79,4 +78,4 @@ class FlatAllocator(Allocator):
             self._out.remove(cell)
         else:
             self._owner[cell] = FREE
-        self._free += 1
+        self.free_nodes += 1

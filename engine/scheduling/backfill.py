@@ -102,23 +102,27 @@ class EasyBackfill(Backfill):
         queue = ctx.queue
         first = self.head = queue[head]
         allocator = ctx.allocator
-        started = ctx.started
         free = allocator.free_nodes
         if ctx.smallest > free:
             return
+        started = ctx.started
+        fits = allocator.fits
         hopeful = [
             job
             for job in queue[max(head + 1, settled) :]
-            if job.size <= free and job.index not in started and allocator.fits(job)
+            if job.size <= free and job.index not in started and fits(job)
         ]
         if not hopeful:
             return
-        if settled and self._left is not None:
-            self._by_counts(ctx, self._left, hopeful)
+        left = self._left
+        if settled and left is not None:
+            self._by_counts(ctx, left, hopeful)
             return
         planner = ctx.planner()
         shadow = None if ctx.pairs else planner.shadow(first)
         if shadow is not None:
+            self.slot = None if shadow.time == inf else Slot(shadow.time)
+            self._left = shadow
             self._by_counts(ctx, shadow, hopeful)
             return
         slot = self.slot = planner.earliest(first, first.estimate)
@@ -140,31 +144,39 @@ class EasyBackfill(Backfill):
         """The classic shadow-time rule on a node-count planner (the same decisions as the
         planner's reservation, without its bookkeeping): a job starts if the allocator places
         it, its nodes fit in the free count and, when it runs across the shadow time, in the
-        extra nodes, which it then consumes."""
-        now, when = ctx.now, shadow.time
-        free, extra = shadow.free, shadow.extra
-        self.slot = None if when == inf else Slot(when)
+        extra nodes, which it then consumes. What is left becomes ``_left`` when a job starts.
+
+        A job runs across the shadow time when ``now < shadow < now + estimate``; for a
+        zero-length job no time lies strictly between ``now`` and :func:`span_end`, so this is
+        the planner's rule without computing the span."""
+        now = ctx.now
+        when, free, extra = shadow
         allocator = ctx.allocator
+        find = allocator.find
+        start = ctx.start
         idle = allocator.free_nodes
+        changed = False
         for job in hopeful:
             size = job.size
             if size > idle or size > free:
                 continue
-            across = now < when < span_end(now, job.estimate)
+            across = now < when < now + job.estimate
             if across and size > extra:
                 continue
-            placement = allocator.find(job)
+            placement = find(job)
             if placement is None:
                 continue
             nodes = placement.nodes
             if nodes > free or (across and nodes > extra):
                 continue
-            ctx.start(job, placement)
+            start(job, placement)
             idle = allocator.free_nodes
             free -= nodes
             if across:
                 extra -= nodes
-        self._left = Shadow(when, free, extra)
+            changed = True
+        if changed:
+            self._left = Shadow(when, free, extra)
 
 
 @BACKFILLS.register("conservative")

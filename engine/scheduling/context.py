@@ -47,7 +47,8 @@ class PassContext:
     queue: list[Job]
     allocator: Allocator
     start_job: Callable[[Job, Placement], None]
-    make_planner: Callable[[], Planner]
+    planner: Callable[[], Planner]
+    """Future availability from the running jobs' expected releases (a new planner per call)."""
     smallest: int = 0
     settled: int = 0
     early_release: bool = False
@@ -80,7 +81,3 @@ class PassContext:
             started.add(pair[0].index)
             if guard is not None:
                 guard.start(pair[0], pair[1], pair[0].estimate)
-
-    def planner(self) -> Planner:
-        """Future availability from the running jobs' expected releases."""
-        return self.make_planner()
