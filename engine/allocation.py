@@ -56,12 +56,17 @@ class Allocator(ABC):
     ``stable_refusals``: a job :meth:`find` refuses stays refused while nothing is released,
     whatever else arrives or time passes, and :meth:`planner` counts nodes; the engine may then
     skip re-trying such jobs in later passes (:meth:`engine.simulation.Simulation._pass`).
+
+    ``fits_by_count``: :meth:`fits` is exactly ``job.size <= free_nodes`` (interchangeable
+    nodes), so a caller that has compared the two need not ask; a subclass that overrides
+    :meth:`fits` differently must clear it.
     """
 
     name: ClassVar[str] = ""
     topologies: ClassVar[frozenset[str]] = frozenset()
     complexity: ClassVar[str] = ""
     stable_refusals: ClassVar[bool] = False
+    fits_by_count: ClassVar[bool] = False
 
     def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
         self.machine = machine

@@ -247,21 +247,31 @@ class CountPlanner(Planner):
         free, and the extra nodes are those free then beyond the head's size. Backfilling with
         it is exactly :meth:`admits` after :meth:`reserve`: a job may start if it fits in
         ``free`` and, when it runs across the shadow time, in ``extra``."""
-        size, now = job.size, self.now
-        need = size - self.free_now
-        total = at_now = 0
-        time = now if need <= 0 else inf
-        for end, _, nodes in self._entries:
-            when = end if end > now else now
-            if when > time:
-                break
-            total += nodes
-            if when == now:
-                at_now = total
-            if time == inf and total >= need:
-                time = when
-        free = self.free_now + at_now - (size if time == now else 0)
-        return Shadow(time, free, self.free_now + total - size)
+        size, now, free_now = job.size, self.now, self.free_now
+        entries = self._entries
+        n = len(entries)
+        k = total = 0
+        while k < n and entries[k][0] <= now:
+            total += entries[k][2]
+            k += 1
+        at_now = total
+        need = size - free_now
+        if total >= need:
+            time = now
+        else:
+            time = inf
+            while k < n:
+                end, _, nodes = entries[k]
+                total += nodes
+                k += 1
+                if total >= need:
+                    time = end
+                    break
+            while k < n and entries[k][0] == time:
+                total += entries[k][2]
+                k += 1
+        free = free_now + at_now - (size if time == now else 0)
+        return Shadow(time, free, free_now + total - size)
 
     def reserve(self, job: Job, slot: Slot, duration: float) -> None:
         held = (slot.start, span_end(slot.start, duration), job.size)

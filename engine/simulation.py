@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from heapq import heappop
+from itertools import repeat
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -272,7 +273,9 @@ class Simulation:
             if w.shapes is not None:
                 rows = w.shapes[lo:hi].tolist()
                 shapes = [tuple(v for v in row if v > 0) or None for row in rows]
-            yield from map(Job._make, zip(range(lo, hi), *chunk, shapes, strict=True))
+            # tuple.__new__ is what Job._make does, without a Python call per job
+            rows = zip(range(lo, hi), *chunk, shapes, strict=True)
+            yield from map(tuple.__new__, repeat(Job), rows)
 
     # ------------------------------------------------------------------------- the calendar
 
@@ -331,8 +334,29 @@ class Simulation:
             return False
         if t > limit:
             return False
-        if t > self.integrals.last:
-            self._integrate(t)
+        acc = self.integrals
+        if t > acc.last:
+            # The time integrals from the last event to t (the state is constant between).
+            dt = t - acc.last
+            idle = self.allocator.free_nodes
+            waiting = self.queue
+            acc.busy += self._busy * dt
+            acc.allocated += self._busy_alloc * dt
+            count = len(waiting.jobs)
+            if count:
+                acc.queue += count * dt
+                spare = idle - waiting.demand
+                if spare > 0:
+                    acc.unused += spare * dt
+                if idle > 0 and waiting.smallest <= idle:
+                    acc.loc += idle * dt
+            elif idle > 0:
+                acc.unused += idle * dt
+            if self.series is not None:
+                lost = idle if count and idle > 0 and waiting.smallest <= idle else 0
+                n = self.machine.nodes
+                self.series.add(acc.last, t, self._busy / n, count, lost / n)
+            acc.last = t
         self.env._now = t
         if tick is None:
             self._arrive(job)
@@ -359,6 +383,10 @@ class Simulation:
         budget = math.inf if max_events is None else max_events
         advance = self._advance
         pending = self._held_actions
+        if max_events is None and not pending:
+            while advance(limit):
+                pass
+            return
         count = 0
         while True:
             stop = budget
@@ -376,30 +404,6 @@ class Simulation:
         """Process events until ``number`` events have been processed (or the run ends)."""
         if self.events < number:
             self.run(max_events=number - self.events)
-
-    def _integrate(self, t: float) -> None:
-        """Advance the time integrals from the last event to ``t`` (state is constant between)."""
-        acc = self.integrals
-        dt = t - acc.last
-        idle = self.allocator.free_nodes
-        queue = self.queue
-        acc.busy += self._busy * dt
-        acc.allocated += self._busy_alloc * dt
-        waiting = len(queue.jobs)
-        if waiting:
-            acc.queue += waiting * dt
-            spare = idle - queue.demand
-            if spare > 0:
-                acc.unused += spare * dt
-            if idle > 0 and queue.smallest <= idle:
-                acc.loc += idle * dt
-        elif idle > 0:
-            acc.unused += idle * dt
-        if self.series is not None:
-            n = self.machine.nodes
-            lost = idle if waiting and idle > 0 and queue.smallest <= idle else 0
-            self.series.add(acc.last, t, self._busy / n, waiting, lost / n)
-        acc.last = t
 
     def _emit(self, kind: str, job_id: int = -1, detail: str = "") -> None:
         """Remember the current event; build a log record only when someone listens."""
@@ -458,7 +462,7 @@ class Simulation:
         allocator = self.allocator
         allocator.now = now
         waiting = self.queue
-        queue = waiting.ordered(now)
+        queue = waiting.ordered(now) if self._order.dynamic else waiting.jobs
         settled = self._settled
         ends = self._ends
         if settled and ends and ends[0][0] <= now:

@@ -24,6 +24,7 @@ class FlatAllocator(Allocator):
     topologies = frozenset({"flat", "mesh", "torus"})
     complexity = "O(1) per decision on a flat machine; O(cells) on a grid"
     stable_refusals = True
+    fits_by_count = True
     free_nodes: int = 0
     """Idle usable nodes, kept as a plain attribute (read at every event)."""
 

@@ -21,7 +21,7 @@ from math import inf
 from typing import ClassVar
 
 from engine.jobs import Job
-from engine.planning import Shadow, Slot, span_end
+from engine.planning import Planner, Shadow, Slot, span_end
 from engine.policy import Policy
 from engine.registry import Registry
 from engine.scheduling.context import PassContext
@@ -106,25 +106,32 @@ class EasyBackfill(Backfill):
         if ctx.smallest > free:
             return
         started = ctx.started
-        fits = allocator.fits
+        fits = None if allocator.fits_by_count else allocator.fits
         hopeful = [
             job
             for job in queue[max(head + 1, settled) :]
-            if job.size <= free and job.index not in started and fits(job)
+            if job.size <= free and job.index not in started and (fits is None or fits(job))
         ]
         if not hopeful:
             return
-        left = self._left
-        if settled and left is not None:
-            self._by_counts(ctx, left, hopeful)
-            return
-        planner = ctx.planner()
-        shadow = None if ctx.pairs else planner.shadow(first)
-        if shadow is not None:
+        shadow = self._left if settled else None
+        if shadow is None:
+            planner = ctx.planner()
+            shadow = None if ctx.pairs else planner.shadow(first)
+            if shadow is None:
+                self._by_planner(ctx, planner, first, hopeful)
+                return
             self.slot = None if shadow.time == inf else Slot(shadow.time)
             self._left = shadow
-            self._by_counts(ctx, shadow, hopeful)
-            return
+        self._by_counts(ctx, shadow, hopeful)
+
+    def _by_planner(
+        self, ctx: PassContext, planner: Planner, first: Job, hopeful: list[Job]
+    ) -> None:
+        """Reserve the head's earliest slot in ``planner`` and start every hopeful job the
+        planner admits now around it (topology-aware planners, and pairing allocators)."""
+        allocator = ctx.allocator
+        started = ctx.started
         slot = self.slot = planner.earliest(first, first.estimate)
         if slot is not None:
             planner.reserve(first, slot, first.estimate)
@@ -148,12 +155,15 @@ class EasyBackfill(Backfill):
 
         A job runs across the shadow time when ``now < shadow < now + estimate``; for a
         zero-length job no time lies strictly between ``now`` and :func:`span_end`, so this is
-        the planner's rule without computing the span."""
+        the planner's rule without computing the span. The allocator never pairs jobs here (a
+        node-count shadow is only taken without pairing), so a start is the engine's start and
+        its record in ``ctx.started``."""
         now = ctx.now
         when, free, extra = shadow
         allocator = ctx.allocator
         find = allocator.find
-        start = ctx.start
+        start_job = ctx.start_job
+        started = ctx.started
         idle = allocator.free_nodes
         changed = False
         for job in hopeful:
@@ -169,7 +179,8 @@ class EasyBackfill(Backfill):
             nodes = placement.nodes
             if nodes > free or (across and nodes > extra):
                 continue
-            start(job, placement)
+            start_job(job, placement)
+            started.add(job.index)
             idle = allocator.free_nodes
             free -= nodes
             if across:

@@ -98,7 +98,7 @@ class WaitingQueue:
         self.order = order
         self.jobs: list[Job] = []
         self._keys: list[tuple] = []
-        self._members: set[int] = set()
+        self._key_of: dict[int, tuple | None] = {}
         self._size_count: dict[int, int] = {}
         self._size_heap: list[int] = []
         self.demand = 0
@@ -108,15 +108,17 @@ class WaitingQueue:
         return len(self.jobs)
 
     # ``jobs`` is the live list in queue order for static orders; read it, never mutate it.
+    # ``_key_of`` holds every member's sort key (None under a dynamic order), so a removal finds
+    # its position without computing the key again.
 
     def __contains__(self, job: Job) -> bool:
-        return job.index in self._members
+        return job.index in self._key_of
 
     def add(self, job: Job) -> None:
         size = job.size
-        if not self._members or size < self.smallest:
+        key_of = self._key_of
+        if not key_of or size < self.smallest:
             self.smallest = size
-        self._members.add(job.index)
         self.demand += size
         count = self._size_count
         held = count.get(size, 0)
@@ -124,23 +126,31 @@ class WaitingQueue:
             heappush(self._size_heap, size)
         count[size] = held + 1
         if self.order.dynamic:
+            key_of[job.index] = None
             self.jobs.append(job)
             return
-        key = self.order.key(job, 0.0)
-        i = bisect_right(self._keys, key)
-        self._keys.insert(i, key)
-        self.jobs.insert(i, job)
+        key = key_of[job.index] = self.order.key(job, 0.0)
+        keys = self._keys
+        if keys and key < keys[-1]:
+            i = bisect_right(keys, key)
+            keys.insert(i, key)
+            self.jobs.insert(i, job)
+        else:
+            keys.append(key)
+            self.jobs.append(job)
 
     def remove(self, job: Job) -> None:
-        self._members.remove(job.index)
-        self.demand -= job.size
-        self._size_count[job.size] -= 1
-        if job.size == self.smallest and not self._size_count[job.size]:
+        key = self._key_of.pop(job.index)
+        size = job.size
+        self.demand -= size
+        count = self._size_count
+        held = count[size] = count[size] - 1
+        if not held and size == self.smallest:
             self.smallest = self._lowest()
-        if self.order.dynamic:
+        if key is None:
             self.jobs.remove(job)
             return
-        i = bisect_left(self._keys, self.order.key(job, 0.0))
+        i = bisect_left(self._keys, key)
         del self._keys[i]
         del self.jobs[i]
 
@@ -163,7 +173,9 @@ class WaitingQueue:
         self.order = order
         if order.dynamic:
             self._keys = []
+            self._key_of = dict.fromkeys(self._key_of)
             return
         pairs = sorted(((order.key(j, 0.0), j) for j in self.jobs), key=lambda p: p[0])
         self._keys = [k for k, _ in pairs]
         self.jobs = [j for _, j in pairs]
+        self._key_of = {j.index: k for k, j in pairs}
