@@ -17,6 +17,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from itertools import islice
 from math import inf
 from typing import ClassVar
 
@@ -79,7 +81,10 @@ class EasyBackfill(Backfill):
     # In a settled pass the head and its reservation are those of the last pass (nothing was
     # released since), and so are the free and extra nodes the last pass left (``_left``). The
     # reservation time given by ``why`` is the one last computed for the unchanged head: a full
-    # pass that finds nothing to backfill does not compute it, a settled pass keeps it.
+    # pass that finds nothing to backfill does not compute it, a settled pass keeps it. When
+    # the allocator's ``fits`` is the node count, the jobs after the first that fits are not
+    # listed beforehand: the shadow-time rule sets the same ones aside as it meets them (their
+    # size exceeds the idle count, which only falls), and it stops once no waiting size fits.
 
     def __init__(self, policy: Policy) -> None:
         super().__init__(policy)
@@ -107,13 +112,22 @@ class EasyBackfill(Backfill):
             return
         started = ctx.started
         fits = None if allocator.fits_by_count else allocator.fits
-        hopeful = [
-            job
-            for job in queue[max(head + 1, settled) :]
-            if job.size <= free and job.index not in started and (fits is None or fits(job))
-        ]
-        if not hopeful:
+        lo, n = max(head + 1, settled), len(queue)
+        while lo < n:
+            job = queue[lo]
+            if job.size <= free and job.index not in started and (fits is None or fits(job)):
+                break
+            lo += 1
+        else:
             return
+        if fits is None:
+            hopeful: Iterable[Job] = islice(queue, lo, None)
+        else:
+            hopeful = [
+                job
+                for job in queue[lo:]
+                if job.size <= free and job.index not in started and fits(job)
+            ]
         shadow = self._left if settled else None
         if shadow is None:
             planner = ctx.planner()
@@ -126,7 +140,7 @@ class EasyBackfill(Backfill):
         self._by_counts(ctx, shadow, hopeful)
 
     def _by_planner(
-        self, ctx: PassContext, planner: Planner, first: Job, hopeful: list[Job]
+        self, ctx: PassContext, planner: Planner, first: Job, hopeful: Iterable[Job]
     ) -> None:
         """Reserve the head's earliest slot in ``planner`` and start every hopeful job the
         planner admits now around it (topology-aware planners, and pairing allocators)."""
@@ -147,7 +161,7 @@ class EasyBackfill(Backfill):
         finally:
             ctx.guard = None
 
-    def _by_counts(self, ctx: PassContext, shadow: Shadow, hopeful: list[Job]) -> None:
+    def _by_counts(self, ctx: PassContext, shadow: Shadow, hopeful: Iterable[Job]) -> None:
         """The classic shadow-time rule on a node-count planner (the same decisions as the
         planner's reservation, without its bookkeeping): a job starts if the allocator places
         it, its nodes fit in the free count and, when it runs across the shadow time, in the
@@ -165,10 +179,11 @@ class EasyBackfill(Backfill):
         start_job = ctx.start_job
         started = ctx.started
         idle = allocator.free_nodes
+        smallest = ctx.smallest
         changed = False
         for job in hopeful:
             size = job.size
-            if size > idle or size > free:
+            if size > idle or size > free or job.index in started:
                 continue
             across = now < when < now + job.estimate
             if across and size > extra:
@@ -186,6 +201,8 @@ class EasyBackfill(Backfill):
             if across:
                 extra -= nodes
             changed = True
+            if idle < smallest or free < smallest:
+                break
         if changed:
             self._left = Shadow(when, free, extra)
 
