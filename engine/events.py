@@ -46,8 +46,6 @@ class Tick(simpy.Event):
     that moved, or whose job was killed) is dropped unprocessed.
     """
 
-    cancelled = False
-
     def __init__(
         self, env: Calendar, time: float, prio: int, callback: Callable[[Tick], None], key: Any
     ) -> None:
@@ -55,6 +53,7 @@ class Tick(simpy.Event):
         self.callback = callback
         self.key = key
         self.time = time
+        self.cancelled = False
         heappush(env._queue, (time, prio, next(env._eid), self))
 
 

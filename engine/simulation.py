@@ -227,6 +227,7 @@ class Simulation:
         self._log = log
         self._recent: deque[EventRecord] = deque(maxlen=recent)
         self._left: deque[FinishedJob] = deque(maxlen=recent)
+        self._keeps_left = recent > 0
         self._listening = log is not None or recent > 0
         self._last: tuple[str, int, str] = ("", -1, "")
         self._started_now: list[int] = []
@@ -421,8 +422,7 @@ class Simulation:
 
     def _arrive(self, job: Job) -> None:
         self._next_job = next(self._feed, None)
-        refusal = self.allocator.admit(job) if self._admits else None
-        if refusal is not None:
+        if self._admits and (refusal := self.allocator.admit(job)) is not None:
             self.rejected[refusal] = self.rejected.get(refusal, 0) + 1
             self._refused[job.index] = refusal
             self._cancelled.add(job.index)
@@ -462,7 +462,7 @@ class Simulation:
         allocator = self.allocator
         allocator.now = now
         waiting = self.queue
-        queue = waiting.ordered(now) if self._order.dynamic else waiting.jobs
+        queue = waiting.ordered(now) if self._dynamic else waiting.jobs
         settled = self._settled
         ends = self._ends
         if settled and ends and ends[0][0] <= now:
@@ -475,7 +475,7 @@ class Simulation:
             ctx.smallest = waiting.smallest
             ctx.early_release = self._early_release
             started = ctx.started = set()
-            if self._backfill.owns_starts:
+            if self._owns_starts:
                 self._backfill.run(ctx, None)
             else:
                 head = self._discipline.select(ctx)
@@ -551,7 +551,7 @@ class Simulation:
         nodes = placement.nodes
         self._layout += 1
         self.allocator.allocate(job, placement)
-        self.running[index] = RunningJob(job, now, placement)
+        self.running[index] = tuple.__new__(RunningJob, (job, now, placement))  # no Python call
         insort(self._ends, (now + job.estimate, index, nodes))
         self._start[index] = now
         self._held_nodes[index] = nodes
@@ -622,7 +622,7 @@ class Simulation:
         stats.running_wait -= start - job.submit
         if now < expected:
             self._early_release = True
-        if self._left.maxlen:
+        if self._keeps_left:
             self._left.append(FinishedJob(job, start, now, placement, killed))
         kind = "killed" if killed else "end"
         self._last = (kind, job.job_id, "")
@@ -767,6 +767,8 @@ class Simulation:
         ctx = self._ctx
         ctx.allocator = self.allocator
         ctx.arrival_order = self._order.arrival_order
+        self._dynamic = self._order.dynamic
+        self._owns_starts = self._backfill.owns_starts
         kind = type(self.allocator)
         ctx.pairs = kind.companion is not Allocator.companion
         self._clocked = kind.next_change is not Allocator.next_change
