@@ -238,6 +238,7 @@ class Simulation:
         self._configure_pass()
         self._feed = self._job_feed()
         self._next_job: Job | None = next(self._feed, None)
+        self._next_submit = math.inf if self._next_job is None else self._next_job.submit
         logged = [a if isinstance(a, LoggedAction) else LoggedAction(0, a) for a in actions]
         self._held_actions = deque(sorted(logged, key=lambda a: a.after_event))
         self.observer: ContentionObserver | None = None
@@ -324,12 +325,12 @@ class Simulation:
         queue = self._calendar
         while queue and queue[0][3].cancelled:
             heappop(queue)
-        job = self._next_job
-        if queue and (job is None or queue[0][0] <= job.submit):
+        next_submit = self._next_submit
+        if queue and queue[0][0] <= next_submit:
             t = queue[0][0]
             tick = queue[0][3]
-        elif job is not None:
-            t = job.submit
+        elif next_submit < math.inf:
+            t = next_submit
             tick = None
         else:
             return False
@@ -360,14 +361,13 @@ class Simulation:
             acc.last = t
         self.env._now = t
         if tick is None:
-            self._arrive(job)
+            self._arrive(self._next_job)
         else:
             heappop(queue)
             tick.callback(tick)
         while queue and queue[0][3].cancelled:
             heappop(queue)
-        job = self._next_job
-        if (not queue or queue[0][0] > t) and (job is None or job.submit > t):
+        if (not queue or queue[0][0] > t) and self._next_submit > t:
             if self._pass_pending:
                 self._pass()
             if self._model_dirty:
@@ -421,7 +421,8 @@ class Simulation:
     # ---------------------------------------------------------------------------- arrivals
 
     def _arrive(self, job: Job) -> None:
-        self._next_job = next(self._feed, None)
+        nxt = self._next_job = next(self._feed, None)
+        self._next_submit = math.inf if nxt is None else nxt.submit
         if self._admits and (refusal := self.allocator.admit(job)) is not None:
             self.rejected[refusal] = self.rejected.get(refusal, 0) + 1
             self._refused[job.index] = refusal
