@@ -18,6 +18,7 @@ Integrals are accumulated by the engine as the clock advances (:class:`Integrals
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -97,15 +98,17 @@ def summary(jobs: JobOutcomes, nodes: int, integrals: Integrals) -> dict[str, fl
     }
 
 
-def breakdown(jobs: JobOutcomes, labels: np.ndarray) -> dict[str, dict[str, float | int]]:
-    """Per-group wait, slowdown and share of work, for size classes or queues (``labels`` is an
-    object array of one label per job)."""
-    keys = labels
+def breakdown(
+    jobs: JobOutcomes, names: Sequence[str], groups: np.ndarray
+) -> dict[str, dict[str, float | int]]:
+    """Per-group wait, slowdown and share of work, for size classes or queues: job k belongs to
+    the group ``names[groups[k]]`` (indices that share a name form one group). Jobs are grouped
+    by integer index, so no per-job label objects are made."""
     work = jobs.size * jobs.runtime
     total_work = float(work.sum()) or 1.0
     out: dict[str, dict[str, float | int]] = {}
-    for label in sorted(set(labels.tolist()), key=_label_order):
-        mask = keys == label
+    for label in sorted(set(names), key=_label_order):
+        mask = np.isin(groups, [k for k, name in enumerate(names) if name == label])
         wait = jobs.wait[mask]
         runtime = jobs.runtime[mask]
         run_total = float(runtime.sum())

@@ -1069,9 +1069,8 @@ class Simulation:
         """Metrics and breakdowns of the jobs that finished (the whole run once it is done)."""
         _, out = self.outcomes()
         machine = self.machine
-        sizes, inverse = np.unique(out.size, return_inverse=True)
-        labels = np.array([machine.size_class(int(v)) for v in sizes.tolist()], dtype=object)
-        queues = out.queue.astype(str).astype(object)
+        sizes, by_size = np.unique(out.size, return_inverse=True)
+        queues, by_queue = np.unique(out.queue, return_inverse=True)
         metrics = summary(out, machine.nodes, self.integrals)
         metrics["migrations"] = self.migration.passes
         metrics["migrated_jobs"] = self.migration.jobs
@@ -1084,8 +1083,10 @@ class Simulation:
                 metrics.setdefault(key, value)
         return Results(
             metrics=metrics,
-            by_size_class=breakdown(out, labels[inverse]),
-            by_queue=breakdown(out, queues),
+            by_size_class=breakdown(
+                out, [machine.size_class(int(v)) for v in sizes.tolist()], by_size
+            ),
+            by_queue=breakdown(out, [str(q) for q in queues.tolist()], by_queue),
         )
 
     def job_table(self) -> dict[str, np.ndarray]:
