@@ -10,6 +10,8 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -59,113 +61,92 @@ def _stepped(session: Session, count: int) -> str:
     return "stepped"
 
 
-def start(driver: Driver) -> threading.Thread:
+@contextmanager
+def running(**options: float) -> Iterator[tuple[Driver, Recorder]]:
+    """A driver on a fresh session, looping on a thread of its own; stopped and joined after."""
+    frames = Recorder()
+    driver = Driver(Session(MESH), frames, **options)
     thread = threading.Thread(target=driver.loop, daemon=True)
     thread.start()
-    return thread
-
-
-def test_commands_run_on_the_worker_and_each_publishes_a_frame() -> None:
-    frames = Recorder()
-    driver = Driver(Session(MESH), frames)
-    thread = start(driver)
-    frames.wait(lambda f: f.snapshot.event == 0)
-    driver.send(partial(_stepped, count=5), "step")
-    frame = frames.wait(lambda f: f.label == "step")
-    assert frame.snapshot.event == 5
-    assert frame.result == "stepped"
-    assert frame.metrics is not None and "avg_wait_s" in frame.metrics
-    driver.stop()
-    thread.join(5)
+    try:
+        yield driver, frames
+    finally:
+        driver.stop()
+        thread.join(5)
     assert not thread.is_alive()
 
 
-def test_an_engine_error_comes_back_as_a_frame_not_an_exception() -> None:
-    frames = Recorder()
-    driver = Driver(Session(MESH), frames)
-    thread = start(driver)
+def test_commands_run_on_the_worker_and_each_publishes_a_frame() -> None:
+    with running() as (driver, frames):
+        frames.wait(lambda f: f.snapshot.event == 0)
+        driver.send(partial(_stepped, count=5), "step")
+        frame = frames.wait(lambda f: f.label == "step")
+        assert frame.snapshot.event == 5
+        assert frame.result == "stepped"
+        assert frame.metrics is not None and "avg_wait_s" in frame.metrics
 
+
+def test_an_engine_error_comes_back_as_a_frame_not_an_exception() -> None:
     def bad(session: Session) -> None:
         raise MeshsimError("no job 99")
 
-    driver.send(bad, "find")
-    frame = frames.wait(lambda f: f.label == "find")
-    assert frame.error == "no job 99"
-    driver.send(partial(tasks.step, count=1), "after")
-    assert frames.wait(lambda f: f.label == "after").snapshot.event == 1
-    driver.stop()
-    thread.join(5)
+    with running() as (driver, frames):
+        driver.send(bad, "find")
+        frame = frames.wait(lambda f: f.label == "find")
+        assert frame.error == "no job 99"
+        driver.send(partial(tasks.step, count=1), "after")
+        assert frames.wait(lambda f: f.label == "after").snapshot.event == 1
 
 
 def test_live_mode_runs_to_the_end_at_full_speed_and_reports_its_rate() -> None:
-    frames = Recorder()
-    driver = Driver(Session(MESH), frames, fps=30)
-    thread = start(driver)
-    driver.send(Live(True, math.inf))
-    done = frames.wait(lambda f: f.snapshot.done, timeout=30)
-    assert not done.live
-    assert any(f.live for f in frames.frames)
-    assert done.events_per_second > 0
-    events = [f.snapshot.event for f in frames.frames]
-    assert events == sorted(events)
-    driver.stop()
-    thread.join(5)
+    with running(fps=30) as (driver, frames):
+        driver.send(Live(True, math.inf))
+        done = frames.wait(lambda f: f.snapshot.done, timeout=30)
+        assert not done.live
+        assert any(f.live for f in frames.frames)
+        assert done.events_per_second > 0
+        events = [f.snapshot.event for f in frames.frames]
+        assert events == sorted(events)
 
 
 def test_live_mode_at_a_finite_speed_keeps_simulated_time_near_wall_time() -> None:
-    frames = Recorder()
-    driver = Driver(Session(MESH), frames, fps=20)
-    thread = start(driver)
-    driver.send(Live(True, 10.0))
-    first = frames.wait(lambda f: f.live)
-    time.sleep(0.6)
-    driver.send(Live(False), "pause")
-    paused = frames.wait(lambda f: f.label == "pause")
-    assert not paused.live
-    elapsed_sim = paused.snapshot.time - first.snapshot.time
-    assert elapsed_sim <= 10.0 * 1.5, "never runs ahead of speed × wall time"
-    assert not paused.snapshot.done
-    driver.stop()
-    thread.join(5)
+    with running(fps=20) as (driver, frames):
+        driver.send(Live(True, 10.0))
+        first = frames.wait(lambda f: f.live)
+        time.sleep(0.6)
+        driver.send(Live(False), "pause")
+        paused = frames.wait(lambda f: f.label == "pause")
+        assert not paused.live
+        elapsed_sim = paused.snapshot.time - first.snapshot.time
+        assert elapsed_sim <= 10.0 * 1.5, "never runs ahead of speed × wall time"
+        assert not paused.snapshot.done
 
 
 def test_a_speed_must_be_positive() -> None:
-    frames = Recorder()
-    driver = Driver(Session(MESH), frames)
-    thread = start(driver)
-    driver.send(Live(True, 0.0), "speed")
-    assert "speed must be positive" in frames.wait(lambda f: f.label == "speed").error
-    driver.stop()
-    thread.join(5)
+    with running() as (driver, frames):
+        driver.send(Live(True, 0.0), "speed")
+        assert "speed must be positive" in frames.wait(lambda f: f.label == "speed").error
 
 
 def test_any_other_exception_in_a_command_comes_back_as_an_internal_error() -> None:
-    frames = Recorder()
-    driver = Driver(Session(MESH), frames)
-    thread = start(driver)
-    driver.send(partial(_divide, by=0), "bug")
-    assert frames.wait(lambda f: f.label == "bug").error.startswith(
-        "internal error: ZeroDivisionError"
-    )
-    driver.send(partial(tasks.step, count=2), "after")
-    assert frames.wait(lambda f: f.label == "after").snapshot.event == 2
-    driver.stop()
-    thread.join(5)
+    with running() as (driver, frames):
+        driver.send(partial(_divide, by=0), "bug")
+        assert frames.wait(lambda f: f.label == "bug").error.startswith(
+            "internal error: ZeroDivisionError"
+        )
+        driver.send(partial(tasks.step, count=2), "after")
+        assert frames.wait(lambda f: f.label == "after").snapshot.event == 2
 
 
 def test_live_frames_come_at_the_chosen_rate_without_waiting_for_anyone() -> None:
-    frames = Recorder()
-    driver = Driver(Session(MESH), frames, fps=20)
-    thread = start(driver)
-    driver.send(Live(True, 1.0))
-    frames.wait(lambda f: f.live)
-    time.sleep(1.0)
-    driver.send(Live(False), "pause")
-    frames.wait(lambda f: f.label == "pause")
-    live = sum(f.live for f in frames.frames)
-    assert 12 <= live <= 22, live
-    driver.stop()
-    thread.join(5)
+    with running(fps=20) as (driver, frames):
+        driver.send(Live(True, 1.0))
+        frames.wait(lambda f: f.live)
+        time.sleep(1.0)
+        driver.send(Live(False), "pause")
+        frames.wait(lambda f: f.label == "pause")
+        live = sum(f.live for f in frames.frames)
+        assert 12 <= live <= 22, live
 
 
 def _divide(session: Session, by: int) -> float:
