@@ -41,15 +41,10 @@ def unit_info(session: Session, cell: int) -> UnitInfo:
     return session.sim.unit_info(cell)
 
 
-def reserve_action(session: Session, values: dict[str, Any]) -> Reserve:
-    """The reservation the form asked for, timed from the session's current time."""
-    start = session.now + values["start"]
-    return Reserve(time=start, block=values["block"], until=start + values["length"])
-
-
 def reserve(session: Session, values: dict[str, Any]) -> None:
-    """Reserve the block the form asked for, from now on (see :func:`reserve_action`)."""
-    session.act_now(reserve_action(session, values))
+    """Reserve the block the form asked for, its start and length timed from now."""
+    start = session.now + values["start"]
+    session.act_now(Reserve(time=start, block=values["block"], until=start + values["length"]))
 
 
 @dataclass(frozen=True)
