@@ -123,13 +123,14 @@ async def _live_run(
     on_poll: Callable[[], None] = lambda: None,
     at_ends: Callable[[Any], Awaitable[None]] = _nothing,
 ) -> dict[str, float]:
-    """Drive ``app`` headless: wait for the first frame, go live at the fastest speed, wait for
-    the end of the run (``at_ends`` runs just before going live and once the run is done).
+    """Drive ``app`` headless: wait until the first frame is drawn, go live at the fastest speed,
+    wait for the end of the run (``at_ends`` runs just before going live and once the run is
+    done).
     From going live to the end: the wall time, events, frames published and drawn, and the CPU
     time of the UI thread (this one), of the UI process and of the engine process."""
     engine = app.engine
     async with app.run_test(size=SIZE) as pilot:
-        while app.frame is None:
+        while app.frames_drawn == 0:
             await pilot.pause(0.05)
         await at_ends(pilot)
         events0, shown0, published0 = app.frame.snapshot.event, app.frames_drawn, engine.live_frames
