@@ -29,7 +29,7 @@ from engine.jobs import Job
 from engine.scheduling.orders import QUEUE_ORDERS, QueueOrder
 from engine.simulation import Snapshot
 from tui.format import duration, shape_text
-from tui.jobstyle import job_color
+from tui.jobstyle import PALETTE, job_color
 from tui.widgets.scrolling import set_virtual_size
 
 COLUMNS = (
@@ -248,7 +248,11 @@ def fit(width: int) -> tuple[tuple[tuple[str, int], ...], int]:
     return columns, 1 if width >= full + REASON_MIN else 2
 
 
-@lru_cache(maxsize=256)
 def job_style(index: int) -> Style:
-    """A job's text style: its colour."""
-    return Style(color=job_color(index))
+    """A job's text style: its colour (one style per palette colour, however many jobs)."""
+    return _colour_style(job_color(index))
+
+
+@lru_cache(maxsize=len(PALETTE))
+def _colour_style(colour: str) -> Style:
+    return Style(color=colour)
