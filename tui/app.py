@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from engine.actions import Action, Cancel, Hold, ReleaseHold, SetPolicy, Submit
 from engine.errors import MeshsimError
@@ -30,6 +30,7 @@ from tui import commands, tasks
 from tui.driver import Command, Frame, Live
 from tui.engine_process import EngineProcess, Opening
 from tui.widgets.event_log import EventLog
+from tui.widgets.footer import ConsoleFooter
 from tui.widgets.machine_map import MachineMap
 from tui.widgets.metrics_pane import MetricsPane
 from tui.widgets.queue_list import QueueList
@@ -168,7 +169,7 @@ class MeshsimApp(App[None]):
                         yield Timeline(id="timeline")
                     with TabPane("Events", id="tab-events"):
                         yield EventLog(id="events")
-        yield Footer()
+        yield ConsoleFooter()
 
     def on_mount(self) -> None:
         self.query_one("#map").border_title = "machine"

@@ -5,16 +5,19 @@ rendered text. Each app runs its own engine process, as ``meshsim tui`` does."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import json
 import subprocess
 import sys
+import weakref
 from collections.abc import Callable
 from operator import attrgetter, methodcaller
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets._footer import FooterKey
 
 import engine.catalog  # noqa: F401
 from engine.allocation import DOWN
@@ -369,3 +372,28 @@ async def test_live_frames_redraw_the_metrics_tab_only_with_fresh_result_metrics
         assert show(0, False, metrics) != shown, "a paused frame redraws it"
         fresh = show(3, True, dict(metrics))
         assert show(0, False, metrics) == fresh, "fresh metrics redraw it while live"
+
+
+async def test_the_footer_lets_go_of_the_keys_it_replaces() -> None:
+    """Textual's Footer rebuilds its keys whenever the bindings change (going live, pausing, a
+    focus change), and each key's binding to the footer's ``compact`` kept the removed keys alive
+    (textual#6666): twelve widgets per change, for the whole session. The console's footer
+    drops them."""
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: bool(app.screen.query(FooterKey)))
+        replaced: list[weakref.ref[FooterKey]] = []
+        for _ in range(4):
+            keys = list(app.screen.query(FooterKey))
+            replaced += map(weakref.ref, keys)
+            app.screen.refresh_bindings()
+            await until(pilot, lambda keys=keys: not any(key.is_attached for key in keys))
+            await until(pilot, lambda: bool(app.screen.query(FooterKey)))
+        del keys
+
+        def released() -> bool:
+            gc.collect()
+            return all(ref() is None for ref in replaced)
+
+        assert len(replaced) >= 4 * 10
+        await until(pilot, released, timeout=5.0)
