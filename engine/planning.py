@@ -16,6 +16,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping
+from itertools import islice
 from math import inf, nextafter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -130,6 +131,44 @@ def span_end(start: float, duration: float) -> float:
     return end if end > start else nextafter(start, inf)
 
 
+def count_shadow(
+    now: float, free_now: int, entries: list[tuple[float, int, int]], size: int
+) -> Shadow:
+    """EASY's reservation for a head of ``size`` nodes on a node-count machine with ``free_now``
+    nodes free and the running jobs' expected releases ``entries`` (``(expected_end, job_index,
+    nodes)`` sorted by time, as :class:`Releases` holds them): the shadow time is the first
+    release time (now for jobs past their estimate) at which enough nodes are free, and the
+    extra nodes are those free then beyond the head's size (see :class:`Shadow`). One pass over
+    the releases up to the shadow time; no planner is built."""
+    total = 0
+    k = 0
+    if entries and entries[0][0] <= now:
+        n = len(entries)
+        while k < n and entries[k][0] <= now:
+            total += entries[k][2]
+            k += 1
+    at_now = total
+    need = size - free_now
+    if total >= need:
+        time = now
+    else:
+        time = inf
+        for end, _, nodes in islice(entries, k, None) if k else entries:
+            total += nodes
+            k += 1
+            if total >= need:
+                time = end
+                break
+        else:
+            return Shadow(inf, free_now + at_now, free_now + total - size)
+    n = len(entries)
+    while k < n and entries[k][0] == time:
+        total += entries[k][2]
+        k += 1
+    free = free_now + at_now - (size if time == now else 0)
+    return Shadow(time, free, free_now + total - size)
+
+
 class CountPlanner(Planner):
     """Free nodes over time as the nodes free now, plus the running jobs' releases, plus
     adjustments (reservations and jobs started during this pass) as intervals of held nodes.
@@ -242,36 +281,11 @@ class CountPlanner(Planner):
         return None
 
     def shadow(self, job: Job) -> Shadow:
-        """The head's reservation in closed form, for an untouched planner: the shadow time is
-        the first release time (now for jobs past their estimate) at which enough nodes are
-        free, and the extra nodes are those free then beyond the head's size. Backfilling with
-        it is exactly :meth:`admits` after :meth:`reserve`: a job may start if it fits in
-        ``free`` and, when it runs across the shadow time, in ``extra``."""
-        size, now, free_now = job.size, self.now, self.free_now
-        entries = self._entries
-        n = len(entries)
-        k = total = 0
-        while k < n and entries[k][0] <= now:
-            total += entries[k][2]
-            k += 1
-        at_now = total
-        need = size - free_now
-        if total >= need:
-            time = now
-        else:
-            time = inf
-            while k < n:
-                end, _, nodes = entries[k]
-                total += nodes
-                k += 1
-                if total >= need:
-                    time = end
-                    break
-            while k < n and entries[k][0] == time:
-                total += entries[k][2]
-                k += 1
-        free = free_now + at_now - (size if time == now else 0)
-        return Shadow(time, free, free_now + total - size)
+        """The head's reservation in closed form, for an untouched planner
+        (:func:`count_shadow`). Backfilling with it is exactly :meth:`admits` after
+        :meth:`reserve`: a job may start if it fits in ``free`` and, when it runs across the
+        shadow time, in ``extra``."""
+        return count_shadow(self.now, self.free_now, self._entries, job.size)
 
     def reserve(self, job: Job, slot: Slot, duration: float) -> None:
         held = (slot.start, span_end(slot.start, duration), job.size)

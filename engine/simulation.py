@@ -235,6 +235,7 @@ class Simulation:
         self._ctx = PassContext(
             first, [], self.allocator, self._start_job, self._make_planner, stats=self.stats
         )
+        self._ctx.ends = self._ends
         self._configure_pass()
         self._feed = self._job_feed()
         self._next_job: Job | None = next(self._feed, None)
@@ -772,6 +773,7 @@ class Simulation:
         self._owns_starts = self._backfill.owns_starts
         kind = type(self.allocator)
         ctx.pairs = kind.companion is not Allocator.companion
+        ctx.counts = kind.planner is Allocator.planner and not ctx.pairs
         self._clocked = kind.next_change is not Allocator.next_change
         self._admits = kind.admit is not Allocator.admit
         self._learns = kind.finished is not Allocator.finished

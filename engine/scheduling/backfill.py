@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from itertools import islice
+from itertools import chain, islice
 from math import inf
 from typing import ClassVar
 
 from engine.jobs import Job
-from engine.planning import Planner, Shadow, Slot, span_end
+from engine.planning import Planner, Shadow, Slot, count_shadow, span_end
 from engine.policy import Policy
 from engine.registry import Registry
 from engine.scheduling.context import PassContext
@@ -95,7 +95,10 @@ class EasyBackfill(Backfill):
     def why(self, job: Job) -> str | None:
         if self.head is None or job == self.head:
             return None
-        when = "" if self.slot is None else f" reserved for t={self.slot.start:g}"
+        slot, left = self.slot, self._left
+        if slot is None and left is not None and left.time != inf:
+            slot = Slot(left.time)
+        when = "" if slot is None else f" reserved for t={slot.start:g}"
         return f"would delay job {self.head.job_id}{when} (EASY)"
 
     def run(self, ctx: PassContext, head: int | None) -> None:
@@ -111,18 +114,24 @@ class EasyBackfill(Backfill):
         if ctx.smallest > free:
             return
         started = ctx.started
-        fits = None if allocator.fits_by_count else allocator.fits
-        lo, n = max(head + 1, settled), len(queue)
-        while lo < n:
-            job = queue[lo]
-            if job.size <= free and job.index not in started and (fits is None or fits(job)):
-                break
-            lo += 1
+        if allocator.fits_by_count:
+            rest = islice(queue, max(head + 1, settled), None)
+            for job in rest:
+                if job.size <= free and job.index not in started:
+                    break
+            else:
+                return
+            hopeful: Iterable[Job] = chain((job,), rest)
         else:
-            return
-        if fits is None:
-            hopeful: Iterable[Job] = islice(queue, lo, None)
-        else:
+            fits = allocator.fits
+            lo, n = max(head + 1, settled), len(queue)
+            while lo < n:
+                job = queue[lo]
+                if job.size <= free and job.index not in started and fits(job):
+                    break
+                lo += 1
+            else:
+                return
             hopeful = [
                 job
                 for job in queue[lo:]
@@ -130,12 +139,15 @@ class EasyBackfill(Backfill):
             ]
         shadow = self._left if settled else None
         if shadow is None:
-            planner = ctx.planner()
-            shadow = None if ctx.pairs else planner.shadow(first)
-            if shadow is None:
-                self._by_planner(ctx, planner, first, hopeful)
-                return
-            self.slot = None if shadow.time == inf else Slot(shadow.time)
+            if ctx.counts:
+                # A node-count planner untouched by this pass: its shadow in closed form.
+                shadow = count_shadow(ctx.now, free, ctx.ends, first.size)
+            else:
+                planner = ctx.planner()
+                shadow = None if ctx.pairs else planner.shadow(first)
+                if shadow is None:
+                    self._by_planner(ctx, planner, first, hopeful)
+                    return
             self._left = shadow
         self._by_counts(ctx, shadow, hopeful)
 
@@ -180,12 +192,14 @@ class EasyBackfill(Backfill):
         started = ctx.started
         idle = allocator.free_nodes
         smallest = ctx.smallest
+        later = now < when  # a job may run across the shadow time
+        bound = idle if idle < free else free
         changed = False
         for job in hopeful:
-            size = job.size
-            if size > idle or size > free or job.index in started:
+            if job.size > bound or job.index in started:
                 continue
-            across = now < when < now + job.estimate
+            size = job.size
+            across = later and when < now + job.estimate
             if across and size > extra:
                 continue
             placement = find(job)
@@ -201,7 +215,8 @@ class EasyBackfill(Backfill):
             if across:
                 extra -= nodes
             changed = True
-            if idle < smallest or free < smallest:
+            bound = idle if idle < free else free
+            if bound < smallest:
                 break
         if changed:
             self._left = Shadow(when, free, extra)

@@ -41,7 +41,11 @@ class PassContext:
     before its estimate since the last pass; ``arrival_order`` whether the queue order is
     arrival order (FCFS); ``pairs`` whether the allocator pairs jobs (it overrides
     :meth:`~engine.allocation.Allocator.companion`); ``guard``, set by a backfilling policy
-    while it starts jobs around reservations, is the planner a companion must also satisfy."""
+    while it starts jobs around reservations, is the planner a companion must also satisfy.
+    ``counts`` says that :attr:`planner` would be the node-count planner
+    (:class:`~engine.planning.CountPlanner`) and the allocator does not pair jobs, so a policy
+    may read the running jobs' expected releases ``ends`` (``(expected_end, job_index,
+    nodes)`` in order, live: valid until a job starts or ends) instead of building one."""
 
     now: float
     queue: list[Job]
@@ -57,6 +61,8 @@ class PassContext:
     pairs: bool = False
     stats: RunStats = field(default_factory=lambda: RunStats())
     guard: Planner | None = None
+    counts: bool = False
+    ends: list[tuple[float, int, int]] = field(default_factory=list)
 
     def start(self, job: Job, placement: Placement) -> None:
         """Start ``job`` now on ``placement``, and the companion the allocator pairs with it
