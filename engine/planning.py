@@ -16,7 +16,6 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping
-from itertools import islice
 from math import inf, nextafter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -132,41 +131,50 @@ def span_end(start: float, duration: float) -> float:
 
 
 def count_shadow(
-    now: float, free_now: int, entries: list[tuple[float, int, int]], size: int
+    now: float,
+    free_now: int,
+    entries: list[tuple[float, int, int]],
+    size: int,
+    total: int | None = None,
 ) -> Shadow:
     """EASY's reservation for a head of ``size`` nodes on a node-count machine with ``free_now``
     nodes free and the running jobs' expected releases ``entries`` (``(expected_end, job_index,
-    nodes)`` sorted by time, as :class:`Releases` holds them): the shadow time is the first
-    release time (now for jobs past their estimate) at which enough nodes are free, and the
-    extra nodes are those free then beyond the head's size (see :class:`Shadow`). One pass over
-    the releases up to the shadow time; no planner is built."""
-    total = 0
-    k = 0
-    if entries and entries[0][0] <= now:
-        n = len(entries)
-        while k < n and entries[k][0] <= now:
-            total += entries[k][2]
-            k += 1
-    at_now = total
-    need = size - free_now
-    if total >= need:
-        time = now
-    else:
-        time = inf
-        for end, _, nodes in islice(entries, k, None) if k else entries:
-            total += nodes
-            k += 1
-            if total >= need:
-                time = end
-                break
-        else:
-            return Shadow(inf, free_now + at_now, free_now + total - size)
+    nodes)`` sorted by time, as :class:`Releases` holds them; ``total`` is the sum of their
+    nodes when the caller keeps it): the shadow time is the first release time (now for jobs
+    past their estimate) at which enough nodes are free, and the extra nodes are those free then
+    beyond the head's size (see :class:`Shadow`). No planner is built.
+
+    A blocked head usually needs most of the running jobs' nodes, so the shadow is found
+    walking back from the last release (all nodes free) to the first release at which enough
+    are: O(releases after the shadow time), plus O(releases) to add up ``total`` when not
+    given."""
     n = len(entries)
+    at_now = k0 = 0
+    if n and entries[0][0] <= now:
+        while k0 < n and entries[k0][0] <= now:
+            at_now += entries[k0][2]
+            k0 += 1
+    need = size - free_now
+    if at_now >= need:
+        free = free_now + at_now - size
+        return Shadow(now, free, free)
+    if total is None:
+        total = sum([entry[2] for entry in entries])
+    if total < need:
+        return Shadow(inf, free_now + at_now, free_now + total - size)
+    k = n - 1
+    while k > k0:
+        nodes = entries[k][2]
+        if total - nodes < need:
+            break
+        total -= nodes
+        k -= 1
+    time = entries[k][0]
+    k += 1
     while k < n and entries[k][0] == time:
         total += entries[k][2]
         k += 1
-    free = free_now + at_now - (size if time == now else 0)
-    return Shadow(time, free, free_now + total - size)
+    return Shadow(time, free_now + at_now, free_now + total - size)
 
 
 class CountPlanner(Planner):

@@ -38,7 +38,7 @@ from engine.errors import MeshsimError
 from engine.events import ACTION, COMPLETION, Calendar, EventRecord, Tick, priority
 from engine.jobs import Job
 from engine.metrics import Integrals, JobOutcomes, breakdown, summary
-from engine.planning import Planner, Releases
+from engine.planning import Planner, Releases, Shadow, count_shadow
 from engine.policy import Policy
 from engine.runtime_models import RUNTIME_MODELS, RuntimeModel
 from engine.scheduling.backfill import BACKFILLS, Backfill
@@ -201,6 +201,7 @@ class Simulation:
         self.running: dict[int, RunningJob] = {}
         self.held: dict[int, Job] = {}
         self._ends: list[tuple[float, int, int]] = []
+        self._ends_nodes = 0
         self._end_ticks: dict[int, Tick] = {}
         self._extra: list[Job] = []
         self._start = [math.nan] * n
@@ -235,7 +236,6 @@ class Simulation:
         self._ctx = PassContext(
             first, [], self.allocator, self._start_job, self._make_planner, stats=self.stats
         )
-        self._ctx.ends = self._ends
         self._configure_pass()
         self._feed = self._job_feed()
         self._next_job: Job | None = next(self._feed, None)
@@ -449,6 +449,12 @@ class Simulation:
         now = self.env._now
         return self.allocator.planner(now, Releases(now, self._ends.copy(), self.running))
 
+    def _shadow(self, job: Job) -> Shadow:
+        """The node-count planner's shadow for head ``job`` now (``PassContext.shadow``)."""
+        return count_shadow(
+            self.env._now, self.allocator.free_nodes, self._ends, job.size, self._ends_nodes
+        )
+
     def _pass(self) -> None:
         """The one scheduling pass of an instant, after all its completions, actions and
         arrivals (DESIGN.md, "Event order at one instant").
@@ -458,39 +464,48 @@ class Simulation:
         order, incremental discipline and backfilling, an allocator with stable refusals, no
         migration or pairing) and with no running job past its estimate (so a node-count
         reservation is where it was). Those jobs could not start then and cannot now, so the
-        pass only tries the new arrivals behind them: the same starts as a full pass."""
+        pass only tries the new arrivals behind them: the same starts as a full pass.
+
+        A pass is *idle* when no waiting job fits (the smallest waiting size exceeds the free
+        nodes) on an allocator that places by count (``fits_by_count``): under policies that
+        start jobs only where they fit now (``skips_idle``) it starts nothing, so the policies
+        only note what such a pass leaves them (:meth:`Discipline.idle`, :meth:`Backfill.idle`)."""
         self._pass_pending = False
         now = self.env._now
         allocator = self.allocator
         allocator.now = now
         waiting = self.queue
-        queue = waiting.ordered(now) if self._dynamic else waiting.jobs
-        settled = self._settled
-        ends = self._ends
-        if settled and ends and ends[0][0] <= now:
-            settled = 0
-        if queue:
-            ctx = self._ctx
-            ctx.now = now
-            ctx.queue = queue
-            ctx.settled = settled
-            ctx.smallest = waiting.smallest
-            ctx.early_release = self._early_release
-            started = ctx.started = set()
-            if self._owns_starts:
-                self._backfill.run(ctx, None)
+        if waiting.jobs:
+            queue = waiting.ordered(now) if self._dynamic else waiting.jobs
+            settled = self._settled
+            if settled:
+                ends = self._ends
+                if ends and ends[0][0] <= now:
+                    settled = 0
+            if self._skips_idle and waiting.smallest > allocator.free_nodes:
+                self._backfill.idle(queue, self._discipline.idle(queue), settled)
             else:
-                head = self._discipline.select(ctx)
-                if head is not None and self.policy.migrate and self._migrate():
-                    ctx.queue = [job for job in queue if job.index not in ctx.started]
+                ctx = self._ctx
+                ctx.now = now
+                ctx.queue = queue
+                ctx.settled = settled
+                ctx.smallest = waiting.smallest
+                ctx.early_release = self._early_release
+                started = ctx.started = set()
+                if self._owns_starts:
+                    self._backfill.run(ctx, None)
+                else:
                     head = self._discipline.select(ctx)
-                if head is not None:
-                    self._backfill.run(ctx, head)
-            if started:
-                running = self.running
-                remove = waiting.remove
-                for index in started:
-                    remove(running[index].job)
+                    if head is not None and self.policy.migrate and self._migrate():
+                        ctx.queue = [job for job in queue if job.index not in ctx.started]
+                        head = self._discipline.select(ctx)
+                    if head is not None:
+                        self._backfill.run(ctx, head)
+                if started:
+                    running = self.running
+                    remove = waiting.remove
+                    for index in started:
+                        remove(running[index].job)
         self._early_release = False
         self._settled = len(waiting.jobs) if self._incremental else 0
         if not self._clocked or not waiting.jobs:
@@ -555,6 +570,7 @@ class Simulation:
         self.allocator.allocate(job, placement)
         self.running[index] = tuple.__new__(RunningJob, (job, now, placement))  # no Python call
         insort(self._ends, (now + job.estimate, index, nodes))
+        self._ends_nodes += nodes
         self._start[index] = now
         self._held_nodes[index] = nodes
         if placement.label:
@@ -611,7 +627,7 @@ class Simulation:
         expected = start + job.estimate
         nodes = placement.nodes
         ends = self._ends
-        del ends[bisect_left(ends, (expected, index, nodes))]
+        self._ends_nodes -= ends.pop(bisect_left(ends, (expected, index, nodes)))[2]
         self._finish[index] = now
         if not killed:
             self._finished += 1
@@ -773,10 +789,18 @@ class Simulation:
         self._owns_starts = self._backfill.owns_starts
         kind = type(self.allocator)
         ctx.pairs = kind.companion is not Allocator.companion
-        ctx.counts = kind.planner is Allocator.planner and not ctx.pairs
+        counts = kind.planner is Allocator.planner and not ctx.pairs
+        ctx.shadow = self._shadow if counts else None
         self._clocked = kind.next_change is not Allocator.next_change
         self._admits = kind.admit is not Allocator.admit
         self._learns = kind.finished is not Allocator.finished
+        self._skips_idle = (
+            self.allocator.fits_by_count
+            and self._discipline.skips_idle
+            and self._backfill.skips_idle
+            and not self._owns_starts
+            and not self.policy.migrate
+        )
         self._incremental = (
             self._order.arrival_order
             and not self._order.dynamic

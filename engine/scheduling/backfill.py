@@ -23,7 +23,7 @@ from math import inf
 from typing import ClassVar
 
 from engine.jobs import Job
-from engine.planning import Planner, Shadow, Slot, count_shadow, span_end
+from engine.planning import Planner, Shadow, Slot, span_end
 from engine.policy import Policy
 from engine.registry import Registry
 from engine.scheduling.context import PassContext
@@ -37,6 +37,8 @@ class Backfill(ABC):
     description: ClassVar[str] = ""
     owns_starts: ClassVar[bool] = False
     incremental: ClassVar[bool] = False
+    skips_idle: ClassVar[bool] = False
+    """:meth:`idle` is :meth:`run` when no waiting job fits (an idle pass)."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
@@ -44,6 +46,11 @@ class Backfill(ABC):
     @abstractmethod
     def run(self, ctx: PassContext, head: int | None) -> None:
         """Start what may start; ``head`` is the discipline's blocked position (None if none)."""
+
+    def idle(self, queue: list[Job], head: int | None, settled: int) -> None:
+        """What :meth:`run` remembers of a pass in which no job of ``queue`` fits now
+        (``settled`` as in :class:`PassContext`); only for a policy that ``skips_idle``."""
+        raise NotImplementedError
 
     def why(self, job: Job) -> str | None:
         """Why ``job``, which would fit now, did not start (None: not this policy's doing)."""
@@ -63,8 +70,12 @@ class NoBackfill(Backfill):
     name = "none"
     description = "no backfilling"
     incremental = True
+    skips_idle = True
 
     def run(self, ctx: PassContext, head: int | None) -> None:
+        return None
+
+    def idle(self, queue: list[Job], head: int | None, settled: int) -> None:
         return None
 
 
@@ -75,6 +86,7 @@ class EasyBackfill(Backfill):
     name = "easy"
     description = "EASY: reserve for the blocked head; others may start if they do not delay it"
     incremental = True
+    skips_idle = True
 
     # Jobs that do not fit the machine now are set aside before the head's reservation is
     # computed (starting jobs only takes space away); when none fits, no reservation is needed.
@@ -89,22 +101,35 @@ class EasyBackfill(Backfill):
     def __init__(self, policy: Policy) -> None:
         super().__init__(policy)
         self.head: Job | None = None
-        self.slot: Slot | None = None
+        self._slot: Slot | None = None
         self._left: Shadow | None = None
+
+    @property
+    def slot(self) -> Slot | None:
+        """The head's reservation (None when it was not computed or the head can never start):
+        the planner's slot, or the shadow time of a node-count reservation."""
+        left = self._left
+        if self._slot is not None or left is None or left.time == inf:
+            return self._slot
+        return Slot(left.time)
 
     def why(self, job: Job) -> str | None:
         if self.head is None or job == self.head:
             return None
-        slot, left = self.slot, self._left
-        if slot is None and left is not None and left.time != inf:
-            slot = Slot(left.time)
+        slot = self.slot
         when = "" if slot is None else f" reserved for t={slot.start:g}"
         return f"would delay job {self.head.job_id}{when} (EASY)"
+
+    def idle(self, queue: list[Job], head: int | None, settled: int) -> None:
+        if head is None or not settled:
+            self.head = self._slot = self._left = None
+        if head is not None:
+            self.head = queue[head]
 
     def run(self, ctx: PassContext, head: int | None) -> None:
         settled = ctx.settled
         if head is None or not settled:
-            self.head = self.slot = self._left = None
+            self.head = self._slot = self._left = None
         if head is None:
             return
         queue = ctx.queue
@@ -139,9 +164,8 @@ class EasyBackfill(Backfill):
             ]
         shadow = self._left if settled else None
         if shadow is None:
-            if ctx.counts:
-                # A node-count planner untouched by this pass: its shadow in closed form.
-                shadow = count_shadow(ctx.now, free, ctx.ends, first.size)
+            if ctx.shadow is not None:
+                shadow = ctx.shadow(first)
             else:
                 planner = ctx.planner()
                 shadow = None if ctx.pairs else planner.shadow(first)
@@ -158,7 +182,7 @@ class EasyBackfill(Backfill):
         planner admits now around it (topology-aware planners, and pairing allocators)."""
         allocator = ctx.allocator
         started = ctx.started
-        slot = self.slot = planner.earliest(first, first.estimate)
+        slot = self._slot = planner.earliest(first, first.estimate)
         if slot is not None:
             planner.reserve(first, slot, first.estimate)
         ctx.guard = planner  # a paired companion is backfilled too: it may not delay the head

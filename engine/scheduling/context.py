@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from engine.allocation import Allocator, Placement
     from engine.jobs import Job
-    from engine.planning import Planner
+    from engine.planning import Planner, Shadow
 
 
 @dataclass
@@ -42,10 +42,9 @@ class PassContext:
     arrival order (FCFS); ``pairs`` whether the allocator pairs jobs (it overrides
     :meth:`~engine.allocation.Allocator.companion`); ``guard``, set by a backfilling policy
     while it starts jobs around reservations, is the planner a companion must also satisfy.
-    ``counts`` says that :attr:`planner` would be the node-count planner
-    (:class:`~engine.planning.CountPlanner`) and the allocator does not pair jobs, so a policy
-    may read the running jobs' expected releases ``ends`` (``(expected_end, job_index,
-    nodes)`` in order, live: valid until a job starts or ends) instead of building one."""
+    ``shadow``, when :attr:`planner` would be the node-count planner
+    (:class:`~engine.planning.CountPlanner`) and the allocator does not pair jobs, gives that
+    planner's :meth:`~engine.planning.Planner.shadow` for a head job now without building it."""
 
     now: float
     queue: list[Job]
@@ -61,8 +60,7 @@ class PassContext:
     pairs: bool = False
     stats: RunStats = field(default_factory=lambda: RunStats())
     guard: Planner | None = None
-    counts: bool = False
-    ends: list[tuple[float, int, int]] = field(default_factory=list)
+    shadow: Callable[[Job], Shadow] | None = None
 
     def start(self, job: Job, placement: Placement) -> None:
         """Start ``job`` now on ``placement``, and the companion the allocator pairs with it

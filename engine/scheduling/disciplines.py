@@ -25,6 +25,9 @@ class Discipline(ABC):
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     incremental: ClassVar[bool] = False
+    skips_idle: ClassVar[bool] = False
+    """:meth:`idle` is :meth:`select` when no waiting job fits (the engine then calls it
+    instead: an idle pass, :meth:`engine.simulation.Simulation._pass`)."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
@@ -33,6 +36,11 @@ class Discipline(ABC):
     @abstractmethod
     def select(self, ctx: PassContext) -> int | None:
         """Start the jobs this discipline allows; return the blocked head's queue position."""
+
+    def idle(self, queue: list[Job]) -> int | None:
+        """What :meth:`select` returns and remembers when no job of ``queue`` (not empty) fits
+        now; only for a discipline that ``skips_idle``."""
+        raise NotImplementedError
 
     def why(self, job: Job) -> str | None:
         """Why ``job``, which would fit now, did not start (None: not this discipline's doing)."""
@@ -52,6 +60,11 @@ class Strict(Discipline):
     name = "fcfs"
     description = "strict order: the first job that does not fit blocks all others"
     incremental = True
+    skips_idle = True
+
+    def idle(self, queue: list[Job]) -> int | None:
+        self.blocked = queue[0]
+        return 0
 
     def select(self, ctx: PassContext) -> int | None:
         if ctx.settled:
@@ -79,6 +92,11 @@ class OutOfOrder(Discipline):
     name = "oo"
     description = "aggressive out-of-order: any job that fits starts"
     incremental = True
+    skips_idle = True
+
+    def idle(self, queue: list[Job]) -> int | None:
+        self.blocked = None
+        return 0
 
     def select(self, ctx: PassContext) -> int | None:
         find = ctx.allocator.find

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from engine.allocation import Placement
 from engine.jobs import Job
-from engine.planning import CountPlanner, Releases, Slot, span_end
+from engine.planning import CountPlanner, Releases, Slot, count_shadow, span_end
 
 
 def job(index: int, size: int) -> Job:
@@ -99,3 +99,22 @@ def test_the_shadow_rule_decides_as_the_planner_does(free_now, releases, head, c
             planner.start(candidate, placement, duration)
             free -= size
             extra -= size if across else 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    free_now=st.integers(0, 8),
+    releases=st.lists(st.tuples(times, st.integers(0, 6)), max_size=8),
+    size=st.integers(0, 40),
+)
+def test_the_shadow_with_a_kept_total_is_the_shadow(free_now, releases, size):
+    """The closed form walks back from the last release when the caller keeps the releases'
+    total of nodes (the engine does); it gives the same shadow as without it, and the shadow
+    time is the earliest slot of the head in the planner."""
+    now = 1.5
+    entries = sorted((w, i, n) for i, (w, n) in enumerate(releases))
+    total = sum(n for _, _, n in entries)
+    shadow = count_shadow(now, free_now, entries, size)
+    assert count_shadow(now, free_now, entries, size, total) == shadow
+    slot = CountPlanner(now, free_now, Releases(now, entries, {})).earliest(job(0, size), 1.0)
+    assert shadow.time == (math.inf if slot is None else slot.start)

@@ -4,7 +4,9 @@ The engine skips re-trying the jobs the last pass left waiting when nothing was 
 (:meth:`engine.simulation.Simulation._pass`). The same runs with an allocator that does not
 declare stable refusals always take full passes; the two must agree event by event, in start
 times and in the reasons given for waiting jobs, including when jobs overrun their estimates
-and when the operator fails, repairs and holds. One difference is allowed, and checked to be
+and when the operator fails, repairs and holds. Likewise for an allocator that does not declare
+that it fits by count, which takes no idle passes (nothing fits) and makes EASY ask ``fits``
+of every job. One difference is allowed, and checked to be
 true: a settled pass keeps EASY's reservation for the unchanged head, so its reason may name the
 reserved time where a full pass that found nothing to backfill did not compute it.
 """
@@ -26,6 +28,13 @@ class AlwaysFullPasses(FlatAllocator):
     """The flat allocator, without the promise that lets passes be settled."""
 
     stable_refusals = False
+
+
+class AskedToFit(FlatAllocator):
+    """The flat allocator, without the promise that it fits by count: no idle passes, and EASY
+    asks ``fits`` of every job it considers."""
+
+    fits_by_count = False
 
 
 jobs = st.lists(
@@ -72,7 +81,7 @@ def test_settled_passes_change_nothing(rows, policy, operator):
         actions += [Repair(first + 5.0, unit=0), ReleaseHold(first + 7.0, job_id=2)]
     discipline, backfill = policy
     runs = []
-    for allocator in (None, AlwaysFullPasses):
+    for allocator in (None, AlwaysFullPasses, AskedToFit):
         sim = Simulation(
             load_machine("flat:8"),
             workload(timed),
@@ -83,6 +92,8 @@ def test_settled_passes_change_nothing(rows, policy, operator):
         runs.append((trace(sim), sim.start_times().tolist(), sim.action_failures))
     assert [step[0] for step in runs[0][0]] == [step[0] for step in runs[1][0]]
     assert runs[0][1] == runs[1][1]
+    assert runs[2][0] == runs[0][0]  # idle passes and counting change nothing either
+    assert runs[2][1] == runs[0][1]
     last_computed: dict[int, float] = {}  # head job -> the last reservation a full pass made
     for (_, settled, _), (_, full, reserved) in zip(runs[0][0], runs[1][0], strict=True):
         if reserved is not None:
