@@ -39,22 +39,38 @@ class Calendar(simpy.Environment):
 class Tick(simpy.Event):
     """A calendar entry that calls ``callback(tick)`` when processed; ``key`` is its subject.
 
-    Its constructor pushes the entry on the calendar's heap itself, as SimPy's own ``Timeout``
-    inlines ``Event.__init__``: the engine creates one of these per job. The simulation's loop
-    calls ``callback`` directly, never SimPy's ``step``, so a tick carries none of SimPy's
-    processing state (callbacks list, value); a tick whose ``cancelled`` is set (a completion
-    that moved, or whose job was killed) is dropped unprocessed.
+    Made and put on the calendar's heap by :func:`schedule` (the engine creates one per job).
+    The simulation's loop calls ``callback`` directly, never SimPy's ``step``, so a tick carries
+    none of SimPy's processing state (callbacks list, value); a tick whose ``cancelled`` is set
+    (a completion that moved, or whose job was killed) is dropped unprocessed.
     """
 
-    def __init__(
-        self, env: Calendar, time: float, prio: int, callback: Callable[[Tick], None], key: Any
-    ) -> None:
-        self.env = env
-        self.callback = callback
-        self.key = key
-        self.time = time
-        self.cancelled = False
-        heappush(env._queue, (time, prio, next(env._eid), self))
+    env: Calendar
+    callback: Callable[[Tick], None]
+    key: Any
+    time: float
+    cancelled: bool
+
+
+_new = object.__new__
+
+
+def schedule(
+    env: Calendar, time: float, prio: int, callback: Callable[[Tick], None], key: Any
+) -> Tick:
+    """A :class:`Tick` at ``time`` with priority ``prio``, pushed on the calendar's heap.
+
+    It is built without calling a constructor (SimPy's ``Timeout`` inlines ``Event.__init__``
+    for the same reason: calling a class with an ``__init__`` costs several times a function
+    call, and there is one tick per job)."""
+    tick = _new(Tick)
+    tick.env = env
+    tick.callback = callback
+    tick.key = key
+    tick.time = time
+    tick.cancelled = False
+    heappush(env._queue, (time, prio, next(env._eid), tick))
+    return tick
 
 
 class EventRecord(NamedTuple):

@@ -35,7 +35,7 @@ from engine.actions import Action, LoggedAction
 from engine.allocation import ALLOCATORS, DOWN, FREE, RESERVED, Allocator, Placement
 from engine.contention.observer import ContentionObserver
 from engine.errors import MeshsimError
-from engine.events import ACTION, COMPLETION, Calendar, EventRecord, Tick, priority
+from engine.events import ACTION, COMPLETION, Calendar, EventRecord, Tick, priority, schedule
 from engine.jobs import Job
 from engine.metrics import Integrals, JobOutcomes, breakdown, summary
 from engine.planning import Planner, Releases, Shadow, count_shadow
@@ -230,8 +230,15 @@ class Simulation:
         self._left: deque[FinishedJob] = deque(maxlen=recent)
         self._keeps_left = recent > 0
         self._listening = log is not None or recent > 0
-        self._last: tuple[str, int, str] = ("", -1, "")
-        self._started_now: list[int] = []
+        # The current event for step's record: its kind, its job (or job number) and detail.
+        self._last_kind = ""
+        self._last_job: Job | None = None
+        self._last_id = -1
+        self._last_detail = ""
+        self._stale = 0
+        """Cancelled ticks still on the calendar."""
+        self._started_now: list[Job] = []
+        """The jobs the last pass started (one step reports those of its pass)."""
         self.stats = RunStats(first_arrival=first)
         self._ctx = PassContext(
             first, [], self.allocator, self._start_job, self._make_planner, stats=self.stats
@@ -293,8 +300,8 @@ class Simulation:
     def peek(self) -> float:
         """Time of the next event (``inf`` when the run is over)."""
         queue = self._calendar
-        while queue and queue[0][3].cancelled:
-            heappop(queue)
+        if self._stale:
+            self._drop_stale()
         t = queue[0][0] if queue else math.inf
         job = self._next_job
         return job.submit if job is not None and job.submit < t else t
@@ -308,10 +315,19 @@ class Simulation:
             return None
         if self._held_actions:
             self._apply_due()
-        kind, job_id, detail = self._last
+        job = self._last_job
+        job_id = self._last_id if job is None else job.job_id
+        started = tuple([job.job_id for job in self._started_now])
         return EventRecord(
-            self.events, self.env.now, kind, job_id, detail, tuple(self._started_now)
+            self.events, self.env.now, self._last_kind, job_id, self._last_detail, started
         )
+
+    def _drop_stale(self) -> None:
+        """Pop the cancelled ticks at the top of the calendar (``_stale`` counts those on it)."""
+        queue = self._calendar
+        while queue and queue[0][3].cancelled:
+            heappop(queue)
+            self._stale -= 1
 
     def _advance(self, limit: float = math.inf) -> bool:
         """Process the next event if it is due at or before ``limit``; False if there is none.
@@ -322,10 +338,13 @@ class Simulation:
         (submit, job number) order, which follow every calendar event of their instant.
         Cancelled completions (moved by the runtime model, or of a job killed or evicted) are
         dropped unseen: they neither count as events nor advance the clock or the time
-        integrals. When the event is the last of its instant, the instant's pass runs."""
+        integrals. When the event is the last of its instant, the instant's pass runs.
+
+        (One event per call: Python 3.11 specializes a function's code when it is entered, so
+        a loop over all events inside one call would run unspecialized.)"""
         queue = self._calendar
-        while queue and queue[0][3].cancelled:
-            heappop(queue)
+        if self._stale:
+            self._drop_stale()
         next_submit = self._next_submit
         if queue and queue[0][0] <= next_submit:
             t = queue[0][0]
@@ -366,8 +385,8 @@ class Simulation:
         else:
             heappop(queue)
             tick.callback(tick)
-        while queue and queue[0][3].cancelled:
-            heappop(queue)
+        if self._stale:
+            self._drop_stale()
         if (not queue or queue[0][0] > t) and self._next_submit > t:
             if self._pass_pending:
                 self._pass()
@@ -409,7 +428,10 @@ class Simulation:
 
     def _emit(self, kind: str, job_id: int = -1, detail: str = "") -> None:
         """Remember the current event; build a log record only when someone listens."""
-        self._last = (kind, job_id, detail)
+        self._last_kind = kind
+        self._last_job = None
+        self._last_id = job_id
+        self._last_detail = detail
         if self._listening:
             self._record(EventRecord(self.events + 1, self.env.now, kind, job_id, detail))
 
@@ -432,7 +454,9 @@ class Simulation:
             return
         self.queue.add(job)
         self.stats.arrivals += 1
-        self._last = ("arrival", job.job_id, "")
+        self._last_kind = "arrival"
+        self._last_job = job
+        self._last_detail = ""
         if self._listening:
             self._record(EventRecord(self.events + 1, job.submit, "arrival", job.job_id))
         self._pass_pending = True
@@ -491,7 +515,8 @@ class Simulation:
                 ctx.settled = settled
                 ctx.smallest = waiting.smallest
                 ctx.early_release = self._early_release
-                started = ctx.started = set()
+                ctx.started = set()
+                started_now = self._started_now = []
                 if self._owns_starts:
                     self._backfill.run(ctx, None)
                 else:
@@ -501,11 +526,10 @@ class Simulation:
                         head = self._discipline.select(ctx)
                     if head is not None:
                         self._backfill.run(ctx, head)
-                if started:
-                    running = self.running
+                if started_now:
                     remove = waiting.remove
-                    for index in started:
-                        remove(running[index].job)
+                    for job in started_now:
+                        remove(job)
         self._early_release = False
         self._settled = len(waiting.jobs) if self._incremental else 0
         if not self._clocked or not waiting.jobs:
@@ -513,7 +537,7 @@ class Simulation:
         wake = allocator.next_change(now)
         if wake is not None and wake > now and wake != self._wake_at:
             self._wake_at = wake
-            Tick(self.env, wake, _CLOCK, self._on_clock, wake)
+            schedule(self.env, wake, _CLOCK, self._on_clock, wake)
 
     def _on_clock(self, tick: Tick) -> None:
         """A time at which the allocator's rules change (e.g. prime time begins); scheduled
@@ -564,31 +588,34 @@ class Simulation:
 
     def _start_job(self, job: Job, placement: Placement) -> None:
         now = self.env._now
-        index = job.index
+        # One slice reads six fields for the cost of four attribute reads (a NamedTuple field
+        # is a data descriptor, which Python 3.11 does not specialize).
+        index, job_id, submit, runtime, estimate, size = job[:6]
         nodes = placement.nodes
+        label = placement.label
         self._layout += 1
         self.allocator.allocate(job, placement)
         self.running[index] = tuple.__new__(RunningJob, (job, now, placement))  # no Python call
-        insort(self._ends, (now + job.estimate, index, nodes))
+        insort(self._ends, (now + estimate, index, nodes))
         self._ends_nodes += nodes
         self._start[index] = now
         self._held_nodes[index] = nodes
-        if placement.label:
-            self._where[index] = placement.label
-        self._busy += job.size
+        if label:
+            self._where[index] = label
+        self._busy += size
         self._busy_alloc += nodes
         stats = self.stats
         stats.running += 1
-        stats.running_wait += now - job.submit
+        stats.running_wait += now - submit
         if self._model is None:
-            tick = Tick(self.env, now + job.runtime, _COMPLETION | index, self._on_end, index)
+            tick = schedule(self.env, now + runtime, _COMPLETION | index, self._on_end, index)
             self._end_ticks[index] = tick
         else:
             self._model.start(job, placement, now)
             self._model_dirty = True
-        self._started_now.append(job.job_id)
+        self._started_now.append(job)
         if self._listening:
-            self._record(EventRecord(self.events, now, "start", job.job_id, placement.label))
+            self._record(EventRecord(self.events, now, "start", job_id, label))
 
     def _on_end(self, tick: Tick) -> None:
         self._finish_job(tick.key, False)
@@ -604,7 +631,8 @@ class Simulation:
             if tick is None or tick.time != end:
                 if tick is not None:
                     tick.cancelled = True
-                new = Tick(self.env, max(end, now), _COMPLETION | index, self._on_end, index)
+                    self._stale += 1
+                new = schedule(self.env, max(end, now), _COMPLETION | index, self._on_end, index)
                 self._end_ticks[index] = new
 
     def _finish_job(self, index: int, killed: bool) -> RunningJob:
@@ -618,6 +646,8 @@ class Simulation:
         tick = self._end_ticks.pop(index, None)
         if tick is not None:
             tick.cancelled = True
+            if killed:  # still on the calendar (a normal end's tick was taken off it)
+                self._stale += 1
         if self._model is not None:
             self._model.finish(job, now)
             self._model_dirty = True
@@ -643,7 +673,9 @@ class Simulation:
         if self._keeps_left:
             self._left.append(FinishedJob(job, start, now, placement, killed))
         kind = "killed" if killed else "end"
-        self._last = (kind, job.job_id, "")
+        self._last_kind = kind
+        self._last_job = job
+        self._last_detail = ""
         if self._listening:
             self._record(EventRecord(self.events + 1, now, kind, job.job_id))
         return r
@@ -674,7 +706,7 @@ class Simulation:
         number = len(self.action_log)
         self.action_log.append(action)
         self.action_events.append(self.events)
-        Tick(self.env, action.time, priority(ACTION, number), self._on_action, action)
+        schedule(self.env, action.time, priority(ACTION, number), self._on_action, action)
 
     def _on_action(self, tick: Tick) -> None:
         action: Action = tick.key
@@ -881,7 +913,7 @@ class Simulation:
         self._reservations.append(reservation)
         self._settle(cells)
         end = _RESERVATION_END | number
-        Tick(self.env, until, end, self._on_reservation_end, reservation)
+        schedule(self.env, until, end, self._on_reservation_end, reservation)
         return f"reserved {label} ({len(cells)} units) until t={until:g}"
 
     def _on_reservation_end(self, tick: Tick) -> None:
