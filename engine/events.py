@@ -37,7 +37,7 @@ class Calendar(simpy.Environment):
 
 
 class Tick(simpy.Event):
-    """A calendar entry that calls ``callback(tick)`` when processed; ``key`` is its subject.
+    """A calendar entry that calls ``callback(key)`` when processed; ``key`` is its subject.
 
     Made and put on the calendar's heap by :func:`schedule` (the engine creates one per job).
     The simulation's loop calls ``callback`` directly, never SimPy's ``step``, so a tick carries
@@ -46,7 +46,7 @@ class Tick(simpy.Event):
     """
 
     env: Calendar
-    callback: Callable[[Tick], None]
+    callback: Callable[[Any], None]
     key: Any
     time: float
     cancelled: bool
@@ -56,7 +56,7 @@ _new = object.__new__
 
 
 def schedule(
-    env: Calendar, time: float, prio: int, callback: Callable[[Tick], None], key: Any
+    env: Calendar, time: float, prio: int, callback: Callable[[Any], None], key: Any
 ) -> Tick:
     """A :class:`Tick` at ``time`` with priority ``prio``, pushed on the calendar's heap.
 

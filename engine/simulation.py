@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from engine.workload import Workload
 
 _CHUNK = 4096
+_INF = math.inf
 _COMPLETION = priority(COMPLETION, 0)
 _CLOCK = priority(ACTION, (1 << 39))
 _RESERVATION_END = priority(ACTION, (1 << 38))
@@ -346,10 +347,15 @@ class Simulation:
         if self._stale:
             self._drop_stale()
         next_submit = self._next_submit
-        if queue and queue[0][0] <= next_submit:
-            t = queue[0][0]
-            tick = queue[0][3]
-        elif next_submit < math.inf:
+        if queue:
+            top = queue[0]
+            t = top[0]
+            if t <= next_submit:
+                tick = top[3]
+            else:
+                t = next_submit
+                tick = None
+        elif next_submit < _INF:
             t = next_submit
             tick = None
         else:
@@ -362,8 +368,11 @@ class Simulation:
             dt = t - acc.last
             idle = self.allocator.free_nodes
             waiting = self.queue
-            acc.busy += self._busy * dt
-            acc.allocated += self._busy_alloc * dt
+            busy = self._busy
+            node_seconds = busy * dt
+            acc.busy += node_seconds
+            allocated = self._busy_alloc
+            acc.allocated += node_seconds if allocated == busy else allocated * dt
             count = len(waiting.jobs)
             if count:
                 acc.queue += count * dt
@@ -384,7 +393,7 @@ class Simulation:
             self._arrive(self._next_job)
         else:
             heappop(queue)
-            tick.callback(tick)
+            tick.callback(tick.key)
         if self._stale:
             self._drop_stale()
         if (not queue or queue[0][0] > t) and self._next_submit > t:
@@ -539,7 +548,7 @@ class Simulation:
             self._wake_at = wake
             schedule(self.env, wake, _CLOCK, self._on_clock, wake)
 
-    def _on_clock(self, tick: Tick) -> None:
+    def _on_clock(self, wake: float) -> None:
         """A time at which the allocator's rules change (e.g. prime time begins); scheduled
         only while jobs wait, so an idle machine's clock never keeps a run alive."""
         self._emit("clock", -1, "allocation rules change")
@@ -608,7 +617,7 @@ class Simulation:
         stats.running += 1
         stats.running_wait += now - submit
         if self._model is None:
-            tick = schedule(self.env, now + runtime, _COMPLETION | index, self._on_end, index)
+            tick = schedule(self.env, now + runtime, _COMPLETION | index, self._finish_job, index)
             self._end_ticks[index] = tick
         else:
             self._model.start(job, placement, now)
@@ -616,11 +625,6 @@ class Simulation:
         self._started_now.append(job)
         if self._listening:
             self._record(EventRecord(self.events, now, "start", job_id, label))
-
-    def _on_end(self, tick: Tick) -> None:
-        self._finish_job(tick.key, False)
-        if self.queue.jobs:
-            self._pass_pending = True
 
     def _reschedule(self) -> None:
         """Move the completions of running jobs to the ends the runtime model gives now."""
@@ -632,12 +636,15 @@ class Simulation:
                 if tick is not None:
                     tick.cancelled = True
                     self._stale += 1
-                new = schedule(self.env, max(end, now), _COMPLETION | index, self._on_end, index)
+                new = schedule(
+                    self.env, max(end, now), _COMPLETION | index, self._finish_job, index
+                )
                 self._end_ticks[index] = new
 
-    def _finish_job(self, index: int, killed: bool) -> RunningJob:
-        """Release the nodes of a running job that ends now (normally, or ``killed``). The
-        jobs the last pass left waiting must all be tried again (``_settled`` is cleared)."""
+    def _finish_job(self, index: int, killed: bool = False) -> RunningJob:
+        """Release the nodes of a running job that ends now (normally: its completion tick's
+        callback; or ``killed``). The jobs the last pass left waiting must all be tried again
+        (``_settled`` is cleared, and a pass is due if any waits)."""
         now = self.env._now
         self._settled = 0
         self._layout += 1
@@ -661,6 +668,8 @@ class Simulation:
         self._finish[index] = now
         if not killed:
             self._finished += 1
+            if self.queue.jobs:
+                self._pass_pending = True
             if self._learns:
                 self.allocator.finished(job)
         self._busy -= job.size
@@ -708,8 +717,7 @@ class Simulation:
         self.action_events.append(self.events)
         schedule(self.env, action.time, priority(ACTION, number), self._on_action, action)
 
-    def _on_action(self, tick: Tick) -> None:
-        action: Action = tick.key
+    def _on_action(self, action: Action) -> None:
         try:
             text = action.execute(self)
         except MeshsimError as exc:
@@ -916,8 +924,7 @@ class Simulation:
         schedule(self.env, until, end, self._on_reservation_end, reservation)
         return f"reserved {label} ({len(cells)} units) until t={until:g}"
 
-    def _on_reservation_end(self, tick: Tick) -> None:
-        reservation: Reservation = tick.key
+    def _on_reservation_end(self, reservation: Reservation) -> None:
         self._reservations.remove(reservation)
         self._settle(reservation.cells)
         self._emit("action", detail=f"reservation of {reservation.label} ended")
