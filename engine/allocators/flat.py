@@ -53,12 +53,12 @@ class FlatAllocator(Allocator):
 
     def allocate(self, job: Job, placement: Placement) -> None:
         self.free_nodes -= placement.nodes
-        if placement.cells:
+        if not self._count_only and placement.cells:
             self._owner[list(placement.cells)] = job.index
 
     def release(self, job: Job, placement: Placement) -> None:
         self.free_nodes += placement.nodes
-        if placement.cells:
+        if not self._count_only and placement.cells:
             self._owner[list(placement.cells)] = FREE
 
     def owners(self) -> np.ndarray:
