@@ -523,8 +523,9 @@ class Simulation:
                 ctx.queue = queue
                 ctx.settled = settled
                 ctx.smallest = waiting.smallest
+                ctx.sizes = waiting.sizes
                 ctx.early_release = self._early_release
-                ctx.started = set()
+                ctx.started.clear()
                 started_now = self._started_now = []
                 if self._owns_starts:
                     self._backfill.run(ctx, None)
@@ -532,6 +533,7 @@ class Simulation:
                     head = self._discipline.select(ctx)
                     if head is not None and self.policy.migrate and self._migrate():
                         ctx.queue = [job for job in queue if job.index not in ctx.started]
+                        ctx.sizes = None
                         head = self._discipline.select(ctx)
                     if head is not None:
                         self._backfill.run(ctx, head)

@@ -17,8 +17,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
-from itertools import chain, islice
+from collections.abc import Iterable, Sequence
+from itertools import islice
 from math import inf
 from typing import ClassVar
 
@@ -139,17 +139,23 @@ class EasyBackfill(Backfill):
         if ctx.smallest > free:
             return
         started = ctx.started
+        lo, n = max(head + 1, settled), len(queue)
         if allocator.fits_by_count:
-            rest = islice(queue, max(head + 1, settled), None)
-            for job in rest:
-                if job.size <= free and job.index not in started:
+            # By position over the sizes (a list read is cheaper than a job's field).
+            jobs = queue
+            sizes = ctx.sizes
+            if sizes is None:
+                sizes = [job.size for job in queue]
+            while lo < n:
+                if sizes[lo] <= free and queue[lo].index not in started:
                     break
+                lo += 1
             else:
                 return
-            hopeful: Iterable[Job] = chain((job,), rest)
+            hopeful: Iterable[Job] = islice(queue, lo, None)
+            positions = range(lo, n)
         else:
             fits = allocator.fits
-            lo, n = max(head + 1, settled), len(queue)
             while lo < n:
                 job = queue[lo]
                 if job.size <= free and job.index not in started and fits(job):
@@ -157,11 +163,13 @@ class EasyBackfill(Backfill):
                 lo += 1
             else:
                 return
-            hopeful = [
+            jobs = hopeful = [
                 job
                 for job in queue[lo:]
                 if job.size <= free and job.index not in started and fits(job)
             ]
+            sizes = [job.size for job in jobs]
+            positions = range(len(jobs))
         shadow = self._left if settled else None
         if shadow is None:
             if ctx.shadow is not None:
@@ -173,7 +181,7 @@ class EasyBackfill(Backfill):
                     self._by_planner(ctx, planner, first, hopeful)
                     return
             self._left = shadow
-        self._by_counts(ctx, shadow, hopeful)
+        self._by_counts(ctx, shadow, jobs, sizes, positions)
 
     def _by_planner(
         self, ctx: PassContext, planner: Planner, first: Job, hopeful: Iterable[Job]
@@ -197,11 +205,19 @@ class EasyBackfill(Backfill):
         finally:
             ctx.guard = None
 
-    def _by_counts(self, ctx: PassContext, shadow: Shadow, hopeful: Iterable[Job]) -> None:
+    def _by_counts(
+        self,
+        ctx: PassContext,
+        shadow: Shadow,
+        jobs: Sequence[Job],
+        sizes: Sequence[int],
+        positions: range,
+    ) -> None:
         """The classic shadow-time rule on a node-count planner (the same decisions as the
-        planner's reservation, without its bookkeeping): a job starts if the allocator places
-        it, its nodes fit in the free count and, when it runs across the shadow time, in the
-        extra nodes, which it then consumes. What is left becomes ``_left`` when a job starts.
+        planner's reservation, without its bookkeeping) for ``jobs[p]`` of size ``sizes[p]``,
+        ``p`` in ``positions``: a job starts if the allocator places it, its nodes fit in the
+        free count and, when it runs across the shadow time, in the extra nodes, which it then
+        consumes. What is left becomes ``_left`` when a job starts.
 
         A job runs across the shadow time when ``now < shadow < now + estimate``; for a
         zero-length job no time lies strictly between ``now`` and :func:`span_end`, so this is
@@ -219,10 +235,13 @@ class EasyBackfill(Backfill):
         later = now < when  # a job may run across the shadow time
         bound = idle if idle < free else free
         changed = False
-        for job in hopeful:
-            if job.size > bound or job.index in started:
+        for p in positions:
+            size = sizes[p]
+            if size > bound:
                 continue
-            size = job.size
+            job = jobs[p]
+            if job.index in started:
+                continue
             across = later and when < now + job.estimate
             if across and size > extra:
                 continue

@@ -44,7 +44,8 @@ class PassContext:
     while it starts jobs around reservations, is the planner a companion must also satisfy.
     ``shadow``, when :attr:`planner` would be the node-count planner
     (:class:`~engine.planning.CountPlanner`) and the allocator does not pair jobs, gives that
-    planner's :meth:`~engine.planning.Planner.shadow` for a head job now without building it."""
+    planner's :meth:`~engine.planning.Planner.shadow` for a head job now without building it.
+    ``sizes``, when not None, lists the sizes of the jobs of ``queue`` in its order."""
 
     now: float
     queue: list[Job]
@@ -61,6 +62,7 @@ class PassContext:
     stats: RunStats = field(default_factory=lambda: RunStats())
     guard: Planner | None = None
     shadow: Callable[[Job], Shadow] | None = None
+    sizes: list[int] | None = None
 
     def start(self, job: Job, placement: Placement) -> None:
         """Start ``job`` now on ``placement``, and the companion the allocator pairs with it

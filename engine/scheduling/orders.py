@@ -89,14 +89,17 @@ class WaitingQueue:
     """The waiting jobs, kept in queue order, with their total and smallest size.
 
     For static orders the list is kept sorted on insertion, so a pass reads it without sorting;
-    the engine defers removals to the end of a pass so a pass may iterate the live list. The
+    the engine defers removals to the end of a pass so a pass may iterate the live list. Under a
+    static order ``sizes`` holds the jobs' sizes in the same order (None under a dynamic order). The
     smallest waiting size (for loss of capacity), ``smallest`` (0 when empty), is kept up to date
     from a heap of sizes with lazy deletion, O(log q) when the smallest job leaves.
     """
 
     def __init__(self, order: QueueOrder) -> None:
         self.order = order
+        self._dynamic = order.dynamic  # read per arrival: kept on the instance
         self.jobs: list[Job] = []
+        self.sizes: list[int] | None = None if order.dynamic else []
         self._keys: list[tuple] = []
         self._key_of: dict[int, tuple | None] = {}
         self._size_count: dict[int, int] = {}
@@ -125,7 +128,7 @@ class WaitingQueue:
         if held == 0:
             heappush(self._size_heap, size)
         count[size] = held + 1
-        if self.order.dynamic:
+        if self._dynamic:
             key_of[job.index] = None
             self.jobs.append(job)
             return
@@ -135,9 +138,11 @@ class WaitingQueue:
             i = bisect_right(keys, key)
             keys.insert(i, key)
             self.jobs.insert(i, job)
+            self.sizes.insert(i, size)  # type: ignore[union-attr]
         else:
             keys.append(key)
             self.jobs.append(job)
+            self.sizes.append(size)  # type: ignore[union-attr]
 
     def remove(self, job: Job) -> None:
         key = self._key_of.pop(job.index)
@@ -153,6 +158,7 @@ class WaitingQueue:
         i = bisect_left(self._keys, key)
         del self._keys[i]
         del self.jobs[i]
+        del self.sizes[i]  # type: ignore[union-attr]
 
     def ordered(self, now: float) -> list[Job]:
         """The jobs in priority order at ``now``; callers must not mutate the result."""
@@ -171,11 +177,14 @@ class WaitingQueue:
     def reorder(self, order: QueueOrder) -> None:
         """Switch to another queue order (an operator's policy change)."""
         self.order = order
+        self._dynamic = order.dynamic
         if order.dynamic:
             self._keys = []
             self._key_of = dict.fromkeys(self._key_of)
+            self.sizes = None
             return
         pairs = sorted(((order.key(j, 0.0), j) for j in self.jobs), key=lambda p: p[0])
         self._keys = [k for k, _ in pairs]
         self.jobs = [j for _, j in pairs]
+        self.sizes = [j.size for j in self.jobs]
         self._key_of = {j.index: k for k, j in pairs}
