@@ -298,7 +298,7 @@ async def test_saved_scenario_replays_headless_to_the_consoles_export(tmp_path: 
         await fill(pilot, app, {"path": str(tmp_path / "export")})
         await until(pilot, lambda: (tmp_path / "export" / "result.json").exists(), timeout=30)
         await pilot.press("X")
-        await pilot.pause()
+        await until(pilot, lambda: any(tmp_path.glob("meshsim-*.svg")))
     saved = json.loads((tmp_path / "s.json").read_text())
     assert saved["position"] == 50 + 2 and len(saved["actions"]) == 2
     out = tmp_path / "replayed.json"
