@@ -1,4 +1,4 @@
-"""The one worker that drives a live simulation (DESIGN.md, "Console"), and its frames' wire form.
+"""The one worker that drives a live simulation (DESIGN.md, "Console").
 
 :class:`Driver` owns the :class:`~engine.session.Session`. Nothing else touches it: commands
 come in through a thread-safe queue (:meth:`Driver.send`), and the driver answers with immutable
@@ -159,7 +159,7 @@ class Driver:
                         self._live_frame()
                     except Exception as exc:
                         self.live = False
-                        self.publish(error=_message(exc), label="live")
+                        self.publish(error=error_text(exc), label="live")
         except Stop:
             return
 
@@ -178,7 +178,7 @@ class Driver:
                 else:
                     result = command(self.session)
             except Exception as exc:
-                self.publish(error=_message(exc), label=label)
+                self.publish(error=error_text(exc), label=label)
             else:
                 self.publish(result=result, label=label)
             try:
@@ -216,7 +216,7 @@ class Driver:
         self.publish()
 
 
-def _message(exc: Exception) -> str:
+def error_text(exc: Exception) -> str:
     """What the operator reads about a failed command: an engine error's own message, else the
     exception's type and message (an internal error, shown instead of ending the console)."""
     if isinstance(exc, MeshsimError):

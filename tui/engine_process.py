@@ -54,7 +54,7 @@ from engine.errors import MeshsimError
 from engine.runcase import RunOptions
 from engine.session import Session
 from tui import tasks
-from tui.driver import Command, Driver, Frame, Live
+from tui.driver import Command, Driver, Frame, Live, error_text
 from tui.wire import FrameDecoder, FrameEncoder
 
 PRELOAD = ["tui.engine_process"]
@@ -220,8 +220,7 @@ def serve(opening: Opening, commands: Connection, frames: Connection) -> None:
         os.chdir(opening.cwd)
         session = opening.session()
     except Exception as exc:
-        message = str(exc) if isinstance(exc, MeshsimError) else f"{type(exc).__name__}: {exc}"
-        _tell(frames, FAILED + message.encode())
+        _tell(frames, FAILED + error_text(exc).encode())
         return
 
     encoder = FrameEncoder()
@@ -237,7 +236,7 @@ def serve(opening: Opening, commands: Connection, frames: Connection) -> None:
     except OSError:
         return
     except Exception as exc:
-        _tell(frames, FAILED + f"the engine failed: {type(exc).__name__}: {exc}".encode())
+        _tell(frames, FAILED + f"the engine failed: {error_text(exc)}".encode())
 
 
 def return_freed_memory() -> bool:
