@@ -30,7 +30,7 @@ from engine.scheduling.orders import QUEUE_ORDERS, QueueOrder
 from engine.simulation import Snapshot
 from tui.format import duration, shape_text
 from tui.jobstyle import PALETTE, job_color
-from tui.widgets.scrolling import set_virtual_size
+from tui.widgets.scrolling import ROW_CURSOR_BINDINGS, set_virtual_size
 
 COLUMNS = (
     ("#", 5),
@@ -58,12 +58,7 @@ class QueueList(ScrollView, can_focus=True):
     """Waiting jobs in queue order with the engine's reason each is not running."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "move(-1)", "Up", show=False),
-        Binding("down,j", "move(1)", "Down", show=False),
-        Binding("pageup", "move(-10)", "Page up", show=False),
-        Binding("pagedown", "move(10)", "Page down", show=False),
-        Binding("home", "move(-1000000000)", "Top", show=False),
-        Binding("end", "move(1000000000)", "Bottom", show=False),
+        *ROW_CURSOR_BINDINGS,
         Binding("enter", "select", "Inspect job", id="queue-inspect", tooltip="Inspect the job"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {

@@ -23,7 +23,7 @@ from textual.strip import Strip
 from engine.simulation import Snapshot
 from tui.format import clock, duration
 from tui.jobstyle import job_color, job_letter
-from tui.widgets.scrolling import set_virtual_size
+from tui.widgets.scrolling import ROW_CURSOR_BINDINGS, set_virtual_size
 
 COLUMNS = (
     ("", 1),
@@ -51,12 +51,7 @@ class RunningTable(ScrollView, can_focus=True):
     """One row per running job, keyed by job id: rows are added, updated and removed."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "move(-1)", "Up", show=False),
-        Binding("down,j", "move(1)", "Down", show=False),
-        Binding("pageup", "move(-10)", "Page up", show=False),
-        Binding("pagedown", "move(10)", "Page down", show=False),
-        Binding("home", "move(-1000000000)", "Top", show=False),
-        Binding("end", "move(1000000000)", "Bottom", show=False),
+        *ROW_CURSOR_BINDINGS,
         Binding("enter", "select", "Inspect job", id="running-inspect", tooltip="Inspect the job"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"running-table--header", "running-table--cursor"}

@@ -19,9 +19,21 @@ from __future__ import annotations
 
 from math import ceil
 
+from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.widget import Widget
+
+ROW_CURSOR_BINDINGS: tuple[BindingType, ...] = (
+    Binding("up,k", "move(-1)", "Up", show=False),
+    Binding("down,j", "move(1)", "Down", show=False),
+    Binding("pageup", "move(-10)", "Page up", show=False),
+    Binding("pagedown", "move(10)", "Page down", show=False),
+    Binding("home", "move(-1000000000)", "Top", show=False),
+    Binding("end", "move(1000000000)", "Bottom", show=False),
+)
+"""Keys of a scrolling list with a row cursor: its ``action_move(delta)`` moves the cursor by
+``delta`` rows, clamped to the list."""
 
 GLYPHS = len(ScrollBarRender.VERTICAL_BARS)
 """Steps per cell with which a scrollbar's thumb is drawn."""
