@@ -59,15 +59,14 @@ class Releases:
         return len(self.entries)
 
 
-class Shadow(NamedTuple):
-    """EASY's view of a node-count planner with one reservation (DESIGN.md, "Scheduling"): the
-    head's reserved start ``time`` (``inf`` if it can never fit), the nodes ``free`` now for
-    backfilling (free now plus those of jobs past their estimate, minus the head's when it is
-    reserved for now) and the ``extra`` nodes left over at the shadow time."""
+Shadow = tuple[float, int, int]
+"""EASY's view of a node-count planner with one reservation (DESIGN.md, "Scheduling"), as
+``(time, free, extra)``: the head's reserved start ``time`` (``inf`` if it can never fit), the
+nodes ``free`` now for backfilling (free now plus those of jobs past their estimate, minus the
+head's when it is reserved for now) and the ``extra`` nodes left over at the shadow time.
 
-    time: float
-    free: int
-    extra: int
+A plain tuple: EASY makes one in most of its passes, and a named tuple's constructor (a Python-level
+``__new__``) costs about ten times as much to call as building the tuple."""
 
 
 class Slot(NamedTuple):
@@ -142,7 +141,7 @@ def count_shadow(
     nodes)`` sorted by time, as :class:`Releases` holds them; ``total`` is the sum of their
     nodes when the caller keeps it): the shadow time is the first release time (now for jobs
     past their estimate) at which enough nodes are free, and the extra nodes are those free then
-    beyond the head's size (see :class:`Shadow`). No planner is built.
+    beyond the head's size (see :data:`Shadow`). No planner is built.
 
     A blocked head usually needs most of the running jobs' nodes, so the shadow is found
     walking back from the last release (all nodes free) to the first release at which enough
@@ -157,11 +156,11 @@ def count_shadow(
     need = size - free_now
     if at_now >= need:
         free = free_now + at_now - size
-        return Shadow(now, free, free)
+        return (now, free, free)
     if total is None:
         total = sum([entry[2] for entry in entries])
     if total < need:
-        return Shadow(inf, free_now + at_now, free_now + total - size)
+        return (inf, free_now + at_now, free_now + total - size)
     k = n - 1
     while k > k0:
         nodes = entries[k][2]
@@ -174,7 +173,7 @@ def count_shadow(
     while k < n and entries[k][0] == time:
         total += entries[k][2]
         k += 1
-    return Shadow(time, free_now + at_now, free_now + total - size)
+    return (time, free_now + at_now, free_now + total - size)
 
 
 class CountPlanner(Planner):

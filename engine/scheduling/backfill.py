@@ -109,9 +109,9 @@ class EasyBackfill(Backfill):
         """The head's reservation (None when it was not computed or the head can never start):
         the planner's slot, or the shadow time of a node-count reservation."""
         left = self._left
-        if self._slot is not None or left is None or left.time == inf:
+        if self._slot is not None or left is None or left[0] == inf:
             return self._slot
-        return Slot(left.time)
+        return Slot(left[0])
 
     def why(self, job: Job) -> str | None:
         if self.head is None or job == self.head:
@@ -262,7 +262,7 @@ class EasyBackfill(Backfill):
             if bound < smallest:
                 break
         if changed:
-            self._left = Shadow(when, free, extra)
+            self._left = (when, free, extra)
 
 
 @BACKFILLS.register("conservative")

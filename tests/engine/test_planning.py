@@ -85,13 +85,13 @@ def test_the_shadow_rule_decides_as_the_planner_does(free_now, releases, head, c
     planner = CountPlanner(now, free_now, Releases(now, entries, {}))
     shadow = CountPlanner(now, free_now, Releases(now, entries, {})).shadow(first)
     slot = planner.earliest(first, head[1])
-    assert shadow.time == (math.inf if slot is None else slot.start)
+    when, free, extra = shadow
+    assert when == (math.inf if slot is None else slot.start)
     if slot is not None:
         planner.reserve(first, slot, head[1])
-    free, extra = shadow.free, shadow.extra
     for k, (size, duration) in enumerate(candidates):
         candidate = job(1 + k, size)
-        across = now < shadow.time < span_end(now, duration)
+        across = now < when < span_end(now, duration)
         by_shadow = size <= free and (not across or size <= extra)
         placement = Placement((), size)
         assert planner.admits(candidate, placement, duration) == by_shadow
@@ -117,4 +117,4 @@ def test_the_shadow_with_a_kept_total_is_the_shadow(free_now, releases, size):
     shadow = count_shadow(now, free_now, entries, size)
     assert count_shadow(now, free_now, entries, size, total) == shadow
     slot = CountPlanner(now, free_now, Releases(now, entries, {})).earliest(job(0, size), 1.0)
-    assert shadow.time == (math.inf if slot is None else slot.start)
+    assert shadow[0] == (math.inf if slot is None else slot.start)
