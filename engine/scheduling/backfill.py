@@ -139,7 +139,8 @@ class EasyBackfill(Backfill):
         if ctx.smallest > free:
             return
         started = ctx.started
-        lo, n = max(head + 1, settled), len(queue)
+        lo = settled if settled > head else head + 1
+        n = len(queue)
         if allocator.fits_by_count:
             # By position over the sizes (a list read is cheaper than a job's field).
             jobs = queue
@@ -240,10 +241,8 @@ class EasyBackfill(Backfill):
             if size > bound:
                 continue
             job = jobs[p]
-            if job.index in started:
-                continue
             across = later and when < now + job.estimate
-            if across and size > extra:
+            if (across and size > extra) or job.index in started:
                 continue
             placement = find(job)
             if placement is None:
