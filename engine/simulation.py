@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from heapq import heappop
-from itertools import repeat
+from itertools import chain, repeat
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -56,6 +56,8 @@ if TYPE_CHECKING:
 
 _CHUNK = 4096
 _INF = math.inf
+_new_tuple = tuple.__new__
+"""Builds a named tuple from a tuple of its fields without its Python-level ``__new__``."""
 _COMPLETION = priority(COMPLETION, 0)
 _CLOCK = priority(ACTION, (1 << 39))
 _RESERVATION_END = priority(ACTION, (1 << 38))
@@ -273,7 +275,12 @@ class Simulation:
 
     def _job_feed(self) -> Iterator[Job]:
         """Jobs in arrival order, built in chunks (a million-job workload never exists as a
-        million records at once)."""
+        million records at once). The chunks are chained, so drawing the next job is a step of
+        C iterators rather than a generator's resumption."""
+        return chain.from_iterable(self._job_chunks())
+
+    def _job_chunks(self) -> Iterator[Iterator[Job]]:
+        """The jobs of each chunk of ``_CHUNK`` rows, built as the chunk's turn comes."""
         w = self.workload
         cols = ("job_id", "submit", "runtime", "estimate", "size", "procs", "user", "group")
         cols += ("queue", "partition")
@@ -286,7 +293,7 @@ class Simulation:
                 shapes = [tuple(v for v in row if v > 0) or None for row in rows]
             # tuple.__new__ is what Job._make does, without a Python call per job
             rows = zip(range(lo, hi), *chunk, shapes, strict=True)
-            yield from map(tuple.__new__, repeat(Job), rows)
+            yield map(_new_tuple, repeat(Job), rows)
 
     # ------------------------------------------------------------------------- the calendar
 
@@ -606,7 +613,7 @@ class Simulation:
         label = placement.label
         self._layout += 1
         self.allocator.allocate(job, placement)
-        self.running[index] = tuple.__new__(RunningJob, (job, now, placement))  # no Python call
+        self.running[index] = _new_tuple(RunningJob, (job, now, placement))
         insort(self._ends, (now + estimate, index, nodes))
         self._ends_nodes += nodes
         self._start[index] = now
