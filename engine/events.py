@@ -29,47 +29,32 @@ def priority(kind: int, key: int) -> int:
 
 
 class Calendar(simpy.Environment):
-    """The SimPy environment whose heap of ``(time, priority, sequence, event)`` entries is the
-    calendar. Events are :class:`Tick` entries placed at absolute times, which avoids the
-    rounding of ``now + (t - now)``: an event meant for time t happens at exactly t, so times
-    computed as ``start + runtime`` compare equal wherever they are used.
+    """The SimPy environment whose heap of :data:`Tick` entries is the calendar. Ticks are
+    placed at absolute times, which avoids the rounding of ``now + (t - now)``: an event meant
+    for time t happens at exactly t, so times computed as ``start + runtime`` compare equal
+    wherever they are used.
     """
 
 
-class Tick(simpy.Event):
-    """A calendar entry that calls ``callback(key)`` when processed; ``key`` is its subject.
+Tick = tuple[float, int, int, Callable[[Any], None], Any]
+"""A calendar entry ``(time, priority, sequence, callback, key)``: processing it calls
+``callback(key)``; ``key`` is its subject (a job index, an action, ...).
 
-    Made and put on the calendar's heap by :func:`schedule` (the engine creates one per job).
-    The simulation's loop calls ``callback`` directly, never SimPy's ``step``, so a tick carries
-    none of SimPy's processing state (callbacks list, value); a tick whose ``cancelled`` is set
-    (a completion that moved, or whose job was killed) is dropped unprocessed.
-    """
-
-    env: Calendar
-    callback: Callable[[Any], None]
-    key: Any
-    time: float
-    cancelled: bool
-
-
-_new = object.__new__
+Made and put on the calendar's heap by :func:`schedule` (the engine makes one per job). The
+simulation's loop calls ``callback`` directly, never SimPy's ``step``, so an entry carries none
+of SimPy's event state. A tick is cancelled (a completion that moved, or whose job was killed)
+by its owner remembering its ``sequence``, unique on the calendar: the owner drops it unprocessed
+when it reaches the top. A plain tuple: building an object per job cost more than the rest of
+scheduling it.
+"""
 
 
 def schedule(
     env: Calendar, time: float, prio: int, callback: Callable[[Any], None], key: Any
 ) -> Tick:
-    """A :class:`Tick` at ``time`` with priority ``prio``, pushed on the calendar's heap.
-
-    It is built without calling a constructor (SimPy's ``Timeout`` inlines ``Event.__init__``
-    for the same reason: calling a class with an ``__init__`` costs several times a function
-    call, and there is one tick per job)."""
-    tick = _new(Tick)
-    tick.env = env
-    tick.callback = callback
-    tick.key = key
-    tick.time = time
-    tick.cancelled = False
-    heappush(env._queue, (time, prio, next(env._eid), tick))
+    """A :data:`Tick` at ``time`` with priority ``prio``, pushed on the calendar's heap."""
+    tick = (time, prio, next(env._eid), callback, key)
+    heappush(env._queue, tick)
     return tick
 
 

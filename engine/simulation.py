@@ -238,8 +238,8 @@ class Simulation:
         self._last_job: Job | None = None
         self._last_id = -1
         self._last_detail = ""
-        self._stale = 0
-        """Cancelled ticks still on the calendar."""
+        self._stale: set[int] = set()
+        """The sequence numbers of cancelled ticks still on the calendar."""
         self._started_now: list[Job] = []
         """The jobs the last pass started (one step reports those of its pass)."""
         self.stats = RunStats(first_arrival=first)
@@ -331,18 +331,17 @@ class Simulation:
         )
 
     def _drop_stale(self) -> None:
-        """Pop the cancelled ticks at the top of the calendar (``_stale`` counts those on it)."""
-        queue = self._calendar
-        while queue and queue[0][3].cancelled:
-            heappop(queue)
-            self._stale -= 1
+        """Pop the cancelled ticks at the top of the calendar (``_stale`` holds those on it)."""
+        queue, stale = self._calendar, self._stale
+        while queue and queue[0][2] in stale:
+            stale.remove(heappop(queue)[2])
 
     def _advance(self, limit: float = math.inf) -> bool:
         """Process the next event if it is due at or before ``limit``; False if there is none.
 
         Events come from two sources merged in DESIGN.md's order: the SimPy calendar's heap,
         read directly (completions, actions and clock ticks, each a
-        :class:`~engine.events.Tick` with one callback), and the workload's arrivals in
+        :data:`~engine.events.Tick` with one callback), and the workload's arrivals in
         (submit, job number) order, which follow every calendar event of their instant.
         Cancelled completions (moved by the runtime model, or of a job killed or evicted) are
         dropped unseen: they neither count as events nor advance the clock or the time
@@ -358,7 +357,7 @@ class Simulation:
             top = queue[0]
             t = top[0]
             if t <= next_submit:
-                tick = top[3]
+                tick = top
             else:
                 t = next_submit
                 tick = None
@@ -400,7 +399,7 @@ class Simulation:
             self._arrive(self._next_job)
         else:
             heappop(queue)
-            tick.callback(tick.key)
+            tick[3](tick[4])
         if self._stale:
             self._drop_stale()
         if (not queue or queue[0][0] > t) and self._next_submit > t:
@@ -641,10 +640,9 @@ class Simulation:
         now = self.env._now
         for index, end in sorted(self._model.ends(now).items()):
             tick = self._end_ticks.get(index)
-            if tick is None or tick.time != end:
+            if tick is None or tick[0] != end:
                 if tick is not None:
-                    tick.cancelled = True
-                    self._stale += 1
+                    self._stale.add(tick[2])
                 new = schedule(
                     self.env, max(end, now), _COMPLETION | index, self._finish_job, index
                 )
@@ -660,10 +658,8 @@ class Simulation:
         r = self.running.pop(index)
         job, start, placement = r
         tick = self._end_ticks.pop(index, None)
-        if tick is not None:
-            tick.cancelled = True
-            if killed:  # still on the calendar (a normal end's tick was taken off it)
-                self._stale += 1
+        if killed and tick is not None:  # still on the calendar (a normal end's tick is not)
+            self._stale.add(tick[2])
         if self._model is not None:
             self._model.finish(job, now)
             self._model_dirty = True
