@@ -65,8 +65,8 @@ Shadow = tuple[float, int, int]
 nodes ``free`` now for backfilling (free now plus those of jobs past their estimate, minus the
 head's when it is reserved for now) and the ``extra`` nodes left over at the shadow time.
 
-A plain tuple: EASY makes one in most of its passes, and a named tuple's constructor (a Python-level
-``__new__``) costs about ten times as much to call as building the tuple."""
+A plain tuple: EASY makes one in most of its passes, and a named tuple's constructor (a
+Python-level ``__new__``) costs about ten times as much to call as building the tuple."""
 
 
 class Slot(NamedTuple):
