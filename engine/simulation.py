@@ -234,10 +234,8 @@ class Simulation:
         self._keeps_left = recent > 0
         self._listening = log is not None or recent > 0
         # The current event for step's record: its kind, its job (or job number) and detail.
-        self._last_kind = ""
-        self._last_job: Job | None = None
-        self._last_id = -1
-        self._last_detail = ""
+        self._last: tuple[str, int, str] = ("", -1, "")
+        """The current event for step's record: its kind, its job number (or -1) and detail."""
         self._stale: set[int] = set()
         """The sequence numbers of cancelled ticks still on the calendar."""
         self._started_now: list[Job] = []
@@ -323,12 +321,9 @@ class Simulation:
             return None
         if self._held_actions:
             self._apply_due()
-        job = self._last_job
-        job_id = self._last_id if job is None else job.job_id
+        kind, job_id, detail = self._last
         started = tuple([job.job_id for job in self._started_now])
-        return EventRecord(
-            self.events, self.env.now, self._last_kind, job_id, self._last_detail, started
-        )
+        return EventRecord(self.events, self.env.now, kind, job_id, detail, started)
 
     def _drop_stale(self) -> None:
         """Pop the cancelled ticks at the top of the calendar (``_stale`` holds those on it)."""
@@ -375,10 +370,9 @@ class Simulation:
             idle = self.allocator.free_nodes
             waiting = self.queue
             busy = self._busy
-            node_seconds = busy * dt
-            acc.busy += node_seconds
-            allocated = self._busy_alloc
-            acc.allocated += node_seconds if allocated == busy else allocated * dt
+            acc.busy += busy * dt
+            acc.allocated += self._busy_alloc * dt
+            lost = 0  # idle nodes while a waiting job would fit them (loss of capacity)
             count = len(waiting.jobs)
             if count:
                 acc.queue += count * dt
@@ -386,13 +380,13 @@ class Simulation:
                 if spare > 0:
                     acc.unused += spare * dt
                 if idle > 0 and waiting.smallest <= idle:
+                    lost = idle
                     acc.loc += idle * dt
             elif idle > 0:
                 acc.unused += idle * dt
             if self.series is not None:
-                lost = idle if count and idle > 0 and waiting.smallest <= idle else 0
                 n = self.machine.nodes
-                self.series.add(acc.last, t, self._busy / n, count, lost / n)
+                self.series.add(acc.last, t, busy / n, count, lost / n)
             acc.last = t
         self.env._now = t
         if tick is None:
@@ -443,10 +437,7 @@ class Simulation:
 
     def _emit(self, kind: str, job_id: int = -1, detail: str = "") -> None:
         """Remember the current event; build a log record only when someone listens."""
-        self._last_kind = kind
-        self._last_job = None
-        self._last_id = job_id
-        self._last_detail = detail
+        self._last = (kind, job_id, detail)
         if self._listening:
             self._record(EventRecord(self.events + 1, self.env.now, kind, job_id, detail))
 
@@ -469,11 +460,7 @@ class Simulation:
             return
         self.queue.add(job)
         self.stats.arrivals += 1
-        self._last_kind = "arrival"
-        self._last_job = job
-        self._last_detail = ""
-        if self._listening:
-            self._record(EventRecord(self.events + 1, job.submit, "arrival", job.job_id))
+        self._emit("arrival", job.job_id)
         self._pass_pending = True
 
     def _request_pass(self) -> None:
@@ -686,12 +673,7 @@ class Simulation:
             self._early_release = True
         if self._keeps_left:
             self._left.append(FinishedJob(job, start, now, placement, killed))
-        kind = "killed" if killed else "end"
-        self._last_kind = kind
-        self._last_job = job
-        self._last_detail = ""
-        if self._listening:
-            self._record(EventRecord(self.events + 1, now, kind, job.job_id))
+        self._emit("killed" if killed else "end", job.job_id)
         return r
 
     # --------------------------------------------------------------------- operator actions
