@@ -22,7 +22,11 @@ tui``, the console is two processes: the UI, and the engine process it starts
   both processes together (the engine's counted by a command it runs), next to the same run
   without the console (``engine-memory``, in its own interpreter). The target and its allowance
   are those of the single-process console: the two processes together may grow less than
-  :data:`MEMORY_SLACK_MB` beyond the engine alone's growth.
+  :data:`MEMORY_SLACK_MB` beyond the engine alone's growth. The notes split the UI process's
+  growth into Rich's text-width cache filling up and the rest.
+- ``console-memory-by-length``: the UI process's share of that growth after runs of
+  :data:`MEMORY_LENGTHS` jobs, each in its own interpreter: a reference that shows whether the
+  share grows with the run or stops once the screen and the caches are full.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,12 +71,22 @@ MEMORY_SLACK_MB = 5.0
 memory grows by less than this beyond what the same run grows by without the console (the
 engine keeps a record per job, so its own memory grows with the run)."""
 
-MEMORY_WORKLOAD = f"""[workload]
+MEMORY_LENGTHS = (10_000, MEMORY_JOBS, 300_000)
+"""Job counts of ``console-memory-by-length``: the ``console-memory`` run, shorter and longer."""
+
+UI_BLOCKS = "ui-blocks"
+"""Child command of ``console-memory-by-length``: ``python -m tui.bench ui-blocks JOBS``."""
+
+
+def memory_workload(jobs: int) -> str:
+    """The ``console-memory`` workload, flat-poisson at load 0.7, with ``jobs`` jobs."""
+    return f"""[workload]
 kind = "flat-poisson"
-jobs = {MEMORY_JOBS}
+jobs = {jobs}
 load = 0.7
 seed = 2024
 """
+
 
 CONSOLE_SCENARIOS: Registry[Scenario] = Registry("console benchmark")
 
@@ -367,14 +381,14 @@ def console_frame() -> dict[str, Any]:
     }
 
 
-def _memory_options(folder: str) -> Any:
-    """The ``console-memory`` run: flat:1024, FCFS + EASY, :data:`MEMORY_WORKLOAD` (written to
+def _memory_options(folder: str, jobs: int = MEMORY_JOBS) -> Any:
+    """The ``console-memory`` run: flat:1024, FCFS + EASY, :func:`memory_workload` (written to
     ``folder``, which must outlive the building of the session)."""
     import engine.catalog  # noqa: F401
     from engine.runcase import RunOptions
 
-    spec = Path(folder) / "flat-100k.toml"
-    spec.write_text(MEMORY_WORKLOAD, encoding="utf-8")
+    spec = Path(folder) / f"flat-{jobs}.toml"
+    spec.write_text(memory_workload(jobs), encoding="utf-8")
     return RunOptions(machine="flat:1024", workload=str(spec), backfill="easy")
 
 
@@ -391,6 +405,25 @@ def python_blocks() -> int:
 
     gc.collect()
     return sys.getallocatedblocks()
+
+
+def text_width_entries() -> int:
+    """Entries in Rich's text-width cache (``rich.cells.cached_cell_len``, an ``lru_cache`` of
+    at most 4,096): every distinct text the console draws passes through it (Textual measures
+    each segment it crops or divides), and each entry holds three Python blocks (its link, its
+    key and the text)."""
+    from rich.cells import cached_cell_len
+
+    return cached_cell_len.cache_info().currsize
+
+
+def _ui_share(growth: int, entries: Sequence[int]) -> str:
+    """How much of the UI process's block growth is Rich's text-width cache filling up."""
+    added = entries[1] - entries[0]
+    return (
+        f"Rich's text-width cache {entries[0]:,} -> {entries[1]:,} entries of 4,096 "
+        f"(+{3 * added:,} blocks), the rest of the UI {growth - 3 * added:+,} blocks"
+    )
 
 
 def _rss_at_thirds(samples: list[tuple[int, float]], events: int) -> dict[str, float]:
@@ -449,6 +482,7 @@ def console_memory() -> dict[str, Any]:
     pid = app.engine.pid
     samples: list[tuple[int, float, float]] = []
     blocks: list[tuple[int, int]] = []
+    entries: list[int] = []
 
     def sample() -> None:
         samples.append((app.frame.snapshot.event, rss_mb(), rss_mb(pid)))
@@ -456,6 +490,7 @@ def console_memory() -> dict[str, Any]:
     async def count_blocks(pilot: Any) -> None:
         label = f"blocks {len(blocks)}"
         blocks.append((python_blocks(), await ask(pilot, app, engine_blocks, label)))
+        entries.append(text_width_entries())
 
     live = asyncio.run(_live_run(app, sample, count_blocks))
     ui = _rss_at_thirds([(e, u) for e, u, _ in samples], live["events"])
@@ -485,6 +520,7 @@ def console_memory() -> dict[str, Any]:
             f"{ui1 - ui0:+,} blocks, engine process {engine_side['start']:.0f} / "
             f"{engine_side['middle']:.0f} / {engine_side['end']:.0f} MB and "
             f"{engine1 - engine0:+,} blocks",
+            f"UI process: {_ui_share(ui1 - ui0, entries)}",
         ],
         "figures": [
             _memory_figure(
@@ -507,17 +543,75 @@ def console_memory() -> dict[str, Any]:
     }
 
 
-def run_child(name: str) -> dict[str, Any]:
-    """Run console scenario ``name`` in a fresh interpreter and return its measurements."""
+@scenario(
+    "console-memory-by-length",
+    "the console-memory run at "
+    + ", ".join(f"{jobs:,}" for jobs in MEMORY_LENGTHS)
+    + " jobs: the UI process's Python blocks",
+    "(reference for console-memory: does the UI's share grow with the run?)",
+)
+def console_memory_by_length() -> dict[str, Any]:
+    runs = [run_child(UI_BLOCKS, str(jobs)) for jobs in MEMORY_LENGTHS]
+    return {
+        "runs": runs,
+        "figures": [
+            [
+                f"UI process's Python blocks, growth over a {r['jobs']:,}-job run",
+                f"{r['ui_blocks_growth']:+,}",
+                "",
+                "",
+            ]
+            for r in runs
+        ],
+        "notes": [
+            f"{r['jobs']:,} jobs, {r['shown']} frames drawn: "
+            f"{_ui_share(r['ui_blocks_growth'], r['text_width_entries'])}"
+            for r in runs
+        ],
+    }
+
+
+def ui_blocks(jobs: int) -> dict[str, Any]:
+    """The ``console-memory`` run with ``jobs`` jobs, UI process only: its growth in Python
+    blocks from the first frame to the end, the frames it drew and Rich's text-width cache."""
+    from tui.app import make_app
+
+    with tempfile.TemporaryDirectory() as folder:
+        app = make_app(_memory_options(folder, jobs))
+    ends: list[tuple[int, int]] = []
+
+    async def count_blocks(pilot: Any) -> None:
+        ends.append((python_blocks(), text_width_entries()))
+
+    live = asyncio.run(_live_run(app, at_ends=count_blocks))
+    (blocks0, entries0), (blocks1, entries1) = ends
+    return {
+        "jobs": jobs,
+        "events": live["events"],
+        "shown": live["shown"],
+        "ui_blocks_growth": blocks1 - blocks0,
+        "text_width_entries": (entries0, entries1),
+    }
+
+
+def run_child(name: str, *args: str) -> dict[str, Any]:
+    """Run console scenario ``name`` (or the :data:`UI_BLOCKS` command with its ``args``) in a
+    fresh interpreter and return its measurements."""
     done = subprocess.run(
-        [sys.executable, "-m", "tui.bench", name], check=True, capture_output=True, text=True
+        [sys.executable, "-m", "tui.bench", name, *args],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return json.loads(done.stdout)
 
 
 def main(argv: list[str]) -> None:
-    """Child entry point: run one console scenario and print its JSON."""
-    print(json.dumps(CONSOLE_SCENARIOS.get(argv[0]).run()))
+    """Child entry point: run one console scenario (or :data:`UI_BLOCKS`) and print its JSON."""
+    if argv[0] == UI_BLOCKS:
+        print(json.dumps(ui_blocks(int(argv[1]))))
+    else:
+        print(json.dumps(CONSOLE_SCENARIOS.get(argv[0]).run()))
 
 
 if __name__ == "__main__":

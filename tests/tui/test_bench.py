@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from tui.bench import CONSOLE_SCENARIOS, _rss_at_thirds, rss_mb, waiting_session
+from tui.bench import (
+    CONSOLE_SCENARIOS,
+    _rss_at_thirds,
+    _ui_share,
+    rss_mb,
+    text_width_entries,
+    waiting_session,
+)
 
 
 def test_waiting_session_holds_the_asked_number_of_waiting_jobs_on_mesh32() -> None:
@@ -44,7 +51,13 @@ def test_bench_console_lists_the_console_scenarios_with_targets() -> None:
         text=True,
         env={"COLUMNS": "200", "PATH": ""},
     )
-    for name in ("console-live", "console-frame", "console-memory", "engine-memory"):
+    for name in (
+        "console-live",
+        "console-frame",
+        "console-memory",
+        "engine-memory",
+        "console-memory-by-length",
+    ):
         assert name in done.stdout
         assert CONSOLE_SCENARIOS.get(name).target.split()[0] in done.stdout
 
@@ -61,3 +74,34 @@ def test_console_frame_scenario_prints_its_figures_as_json() -> None:
     assert {row[0].split(",")[0] for row in result["figures"]} == {"one frame"}
     assert all(row[2] == "< 50 ms" and row[3] in ("yes", "NO") for row in result["figures"])
     assert set(result["parts_ms"]) == {"tab-metrics", "tab-timeline", "tab-events"}
+
+
+def test_text_width_entries_count_what_rich_caches() -> None:
+    from rich.cells import cell_len
+
+    before = text_width_entries()
+    for n in range(10):
+        cell_len(f"a text never measured before {n} {id(before)}")
+    assert text_width_entries() == min(before + 10, 4096)
+
+
+def test_ui_share_splits_growth_into_rich_cache_and_the_rest() -> None:
+    assert _ui_share(10_000, (255, 1255)) == (
+        "Rich's text-width cache 255 -> 1,255 entries of 4,096 (+3,000 blocks), "
+        "the rest of the UI +7,000 blocks"
+    )
+
+
+def test_ui_blocks_child_runs_the_memory_run_with_the_asked_number_of_jobs() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.bench", "ui-blocks", "1000"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    result = json.loads(done.stdout)
+    assert result["jobs"] == 1000
+    assert result["events"] == 2000
+    assert result["shown"] >= 1
+    first, last = result["text_width_entries"]
+    assert 0 < first <= last <= 4096
