@@ -3,6 +3,7 @@ asserted (they depend on the machine), the command's listing and table are."""
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import pytest
 
 from tui.bench import (
     CONSOLE_SCENARIOS,
+    TEXT_WIDTH_ENTRY_BLOCKS,
     _rss_at_thirds,
     _ui_share,
     rss_mb,
@@ -105,3 +107,17 @@ def test_ui_blocks_child_runs_the_memory_run_with_the_asked_number_of_jobs() -> 
     assert result["shown"] >= 1
     first, last = result["text_width_entries"]
     assert 0 < first <= last <= 4096
+
+
+def test_a_text_width_cache_entry_holds_the_blocks_the_bench_counts() -> None:
+    from rich.cells import cached_cell_len, cell_len
+
+    cached_cell_len.cache_clear()
+    gc.collect()
+    before = sys.getallocatedblocks()
+    for n in range(1000):
+        cell_len(f"{n * 7.31:14.2f} s")
+    gc.collect()
+    assert text_width_entries() == 1000
+    per_entry = (sys.getallocatedblocks() - before) / 1000
+    assert per_entry == pytest.approx(TEXT_WIDTH_ENTRY_BLOCKS, abs=0.05)
