@@ -233,7 +233,6 @@ class Simulation:
         self._left: deque[FinishedJob] = deque(maxlen=recent)
         self._keeps_left = recent > 0
         self._listening = log is not None or recent > 0
-        # The current event for step's record: its kind, its job (or job number) and detail.
         self._last: tuple[str, int, str] = ("", -1, "")
         """The current event for step's record: its kind, its job number (or -1) and detail."""
         self._stale: set[int] = set()
