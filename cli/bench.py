@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from cli.output import out
-from engine.bench import SCENARIOS, Scenario, run_child
-from engine.registry import Registry
+from meshsim.cli.output import out
+from meshsim.engine.bench import SCENARIOS, Scenario, run_child
+from meshsim.engine.registry import Registry
 
 
 def register(app: typer.Typer) -> None:
@@ -109,16 +109,16 @@ def bench(
 
 def console_scenarios() -> Registry[Scenario]:
     """The console's benchmark scenarios (imported only when asked for: they need Textual)."""
-    from tui.bench import CONSOLE_SCENARIOS
+    from meshsim.tui.bench import CONSOLE_SCENARIOS
 
     return CONSOLE_SCENARIOS
 
 
 def bench_console(names: list[str]) -> None:
-    """Run console scenarios, each in a fresh interpreter, and print every figure with its
-    target, then the notes that explain them; the load average is printed because the figures
-    depend on a quiet machine."""
-    from tui.bench import run_child
+    """Run console scenarios, each in a fresh interpreter, and print every figure with its target,
+    then the notes that explain them; the load average is printed because the figures depend on a
+    quiet machine."""
+    from meshsim.tui.bench import run_child
 
     registry = console_scenarios()
     for name in names:

@@ -11,13 +11,13 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from cli.output import out
-from engine.compare import METRICS, PRESETS, Config, compare, gains
-from engine.errors import MeshsimError
-from engine.generators import load_workload
-from engine.machines import load_machine
-from engine.outputs import write_text
-from engine.runcase import DEFAULT_MACHINE
+from meshsim.cli.output import out
+from meshsim.engine.compare import METRICS, PRESETS, Config, compare, gains
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.generators import load_workload
+from meshsim.engine.machines import load_machine
+from meshsim.engine.outputs import write_text
+from meshsim.engine.runcase import DEFAULT_MACHINE
 
 KEYS = {"queue", "discipline", "backfill", "alloc", "window", "bound", "rotate", "migrate"}
 LABELS = {"loss_of_capacity": "LoC", "avg_wait_s": "wait (s)", "avg_bsld": "bounded slowdown"}
@@ -97,7 +97,7 @@ def compare_command(
         out_dir.mkdir(parents=True, exist_ok=True)
         document = {
             "machine": machine,
-            "workload": workload or str(the_machine.default_workload_path()),
+            "workload": workload or str(the_machine.default_workload),
             "configs": [
                 {"name": c.name, "options": c.options, "baseline": c.baseline} for c in configs
             ],

@@ -5,18 +5,18 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from cli.output import out
-from engine.actions import ACTIONS
-from engine.allocation import ALLOCATORS
-from engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
-from engine.generators import GENERATORS
-from engine.machines import TOPOLOGIES, bundled_machines
-from engine.reports import REPORTS
-from engine.runtime_models import RUNTIME_MODELS
-from engine.scheduling.backfill import BACKFILLS
-from engine.scheduling.disciplines import DISCIPLINES
-from engine.scheduling.orders import QUEUE_ORDERS
-from engine.shapes import SHAPE_RULES
+from meshsim.cli.output import out
+from meshsim.engine.actions import ACTIONS
+from meshsim.engine.allocation import ALLOCATORS
+from meshsim.engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
+from meshsim.engine.generators import GENERATORS
+from meshsim.engine.machines import TOPOLOGIES, bundled_machines
+from meshsim.engine.reports import REPORTS
+from meshsim.engine.runtime_models import RUNTIME_MODELS
+from meshsim.engine.scheduling.backfill import BACKFILLS
+from meshsim.engine.scheduling.disciplines import DISCIPLINES
+from meshsim.engine.scheduling.orders import QUEUE_ORDERS
+from meshsim.engine.shapes import SHAPE_RULES
 
 
 def register(app: typer.Typer) -> None:

@@ -8,10 +8,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from cli.output import error_line, out
-from engine.errors import MeshsimError
-from engine.machines import bundled_machines, load_machine
-from engine.pictures import PICTURES
+from meshsim.cli.output import error_line, out
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.machines import bundled_machines, load_machine
+from meshsim.engine.pictures import PICTURES
 
 machines_app = typer.Typer(
     help="List, show and validate machine definitions.", no_args_is_help=True
@@ -57,7 +57,7 @@ def show(
     if partitions:
         if m.topology != "partitions":
             raise MeshsimError(f"machine '{m.name}' has no partition menu (topology {m.topology})")
-        from engine.partitions.pictures import menu_summary
+        from meshsim.engine.partitions.pictures import menu_summary
 
         for line in menu_summary(m):
             out.print(line, highlight=False, markup=False)

@@ -1,5 +1,5 @@
-"""Command-line options that several commands share (``meshsim run`` and ``meshsim tui``), so
-their names, help and listed valid names are written once."""
+"""Command-line options that several commands share (``meshsim run`` and ``meshsim tui``), so their
+names, help and listed valid names are written once."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Annotated
 
 import typer
 
-from engine.allocation import ALLOCATORS
-from engine.scheduling.backfill import BACKFILLS
-from engine.scheduling.disciplines import DISCIPLINES
-from engine.scheduling.orders import QUEUE_ORDERS
+from meshsim.engine.allocation import ALLOCATORS
+from meshsim.engine.scheduling.backfill import BACKFILLS
+from meshsim.engine.scheduling.disciplines import DISCIPLINES
+from meshsim.engine.scheduling.orders import QUEUE_ORDERS
 
 POLICY_PANEL = "Policy"
 

@@ -1,5 +1,5 @@
-"""``meshsim plot RESULTS``: the standard figures of a sweep as PNG or SVG files (matplotlib,
-``pip install 'meshsim[plot]'``) or, with ``--terminal``, as text."""
+"""``meshsim plot RESULTS``: the standard figures of a sweep as PNG or SVG files (matplotlib, ``pip
+install 'meshsim[plot]'``) or, with ``--terminal``, as text."""
 
 from __future__ import annotations
 
@@ -8,18 +8,18 @@ from typing import Annotated, Any
 
 import typer
 
-from cli.output import fail, out
-from engine.experiments.figures import (
+from meshsim.cli.output import fail, out
+from meshsim.engine.experiments.figures import (
     Figure,
     load_key,
     metric_vs_load,
     utilization_vs_slowdown,
     wait_cdfs,
 )
-from engine.experiments.store import ResultStore
-from engine.experiments.summaries import config_keys
-from engine.experiments.tables import load_rows
-from engine.experiments.textplot import render
+from meshsim.engine.experiments.store import ResultStore
+from meshsim.engine.experiments.summaries import config_keys
+from meshsim.engine.experiments.tables import load_rows
+from meshsim.engine.experiments.textplot import render
 
 KINDS = ("load", "util-slowdown", "wait-cdf")
 

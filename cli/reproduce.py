@@ -2,8 +2,7 @@
 
 Cases that need something this meshsim lacks (a machine, an allocator, a command, a trace) are
 reported ("needs allocator 'mpl' (not available)") and left out; the rest run as an ordinary sweep
-into ``meshsim-results/NAME-vVERSION`` (resumable like any sweep).
-"""
+into ``meshsim-results/NAME-vVERSION`` (resumable like any sweep)."""
 
 from __future__ import annotations
 
@@ -15,20 +14,20 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from cli.output import err, fail, out
-from cli.sweep import command_schema, finish, run_with_progress
-from engine.experiments.availability import Need, case_needs
-from engine.experiments.executors import make_executor
-from engine.experiments.reproduce import (
+from meshsim.cli.output import err, fail, out
+from meshsim.cli.sweep import command_schema, finish, run_with_progress
+from meshsim.engine.experiments.availability import Need, case_needs
+from meshsim.engine.experiments.executors import make_executor
+from meshsim.engine.experiments.reproduce import (
     Comparison,
     Experiment,
     evaluate,
     experiment_names,
     load_experiment,
 )
-from engine.experiments.spec import CaseValues, expand
-from engine.experiments.store import ResultStore
-from engine.experiments.tables import load_rows
+from meshsim.engine.experiments.spec import CaseValues, expand
+from meshsim.engine.experiments.store import ResultStore
+from meshsim.engine.experiments.tables import load_rows
 
 RESULTS_ROOT = Path("meshsim-results")
 

@@ -10,22 +10,22 @@ from typing import Annotated, Any
 
 import typer
 
-from cli import options as opt
-from cli.output import fail, interactive, out
-from engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
-from engine.outputs import (
+from meshsim.cli import options as opt
+from meshsim.cli.output import fail, interactive, out
+from meshsim.engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
+from meshsim.engine.outputs import (
     EventLogWriter,
     dumps,
     write_jobs_csv,
     write_schedule_swf,
     write_text,
 )
-from engine.reports import REPORTS, ReportTable, write_csv
-from engine.runcase import DEFAULT_MACHINE, RunOptions, case_document, prepare
-from engine.runtime_models import RUNTIME_MODELS
-from engine.scenario import load_scenario, scenario_document
-from engine.shapes import SHAPE_RULES
-from engine.simulation import Simulation
+from meshsim.engine.reports import REPORTS, ReportTable, write_csv
+from meshsim.engine.runcase import DEFAULT_MACHINE, RunOptions, case_document, prepare
+from meshsim.engine.runtime_models import RUNTIME_MODELS
+from meshsim.engine.scenario import load_scenario, scenario_document
+from meshsim.engine.shapes import SHAPE_RULES
+from meshsim.engine.simulation import Simulation
 
 POLICY_PANEL = opt.POLICY_PANEL
 OUTPUT_PANEL = "Outputs"
@@ -149,8 +149,8 @@ def run(
 ) -> None:
     """Simulate a workload on a machine and report waiting, slowdown and capacity metrics.
 
-    With --scenario FILE the scenario supplies every simulation option (giving one of them
-    too is an error naming it) and is run to its end; outputs combine with it."""
+    With --scenario FILE the scenario supplies every simulation option (giving one of them too is an
+    error naming it) and is run to its end; outputs combine with it."""
     outputs = {
         "out_path": out_path,
         "jobs_out": jobs_out,

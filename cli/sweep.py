@@ -1,10 +1,9 @@
 """``meshsim sweep SPEC.toml``: a parameter grid of ordinary runs, resumable, local or on Dask.
 
-The options a spec may set are found by introspecting the ``meshsim run`` command (its long
-option names, parameter names, types and defaults), so every run option — including ones added
-later — is accepted by name. Options in the command's "Outputs" panel and ``--quiet`` belong to
-the sweep, not to a case.
-"""
+The options a spec may set are found by introspecting the ``meshsim run`` command (its long option
+names, parameter names, types and defaults), so every run option — including ones added later — is
+accepted by name. Options in the command's "Outputs" panel and ``--quiet`` belong to the sweep, not
+to a case."""
 
 from __future__ import annotations
 
@@ -21,15 +20,15 @@ import typer.main
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from cli.output import err, fail, interactive, out
-from engine.experiments.executors import make_executor
-from engine.experiments.options import OptionSchema, OptionSpec
-from engine.experiments.spec import SweepSpec, load_spec
-from engine.experiments.stats import Estimate, aggregate, fraction_above, gains, mean_ci
-from engine.experiments.store import ResultStore
-from engine.experiments.summaries import config_keys
-from engine.experiments.sweep import SweepProgress, SweepReport, run_sweep
-from engine.experiments.tables import CaseRow, load_rows
+from meshsim.cli.output import err, fail, interactive, out
+from meshsim.engine.experiments.executors import make_executor
+from meshsim.engine.experiments.options import OptionSchema, OptionSpec
+from meshsim.engine.experiments.spec import SweepSpec, load_spec
+from meshsim.engine.experiments.stats import Estimate, aggregate, fraction_above, gains, mean_ci
+from meshsim.engine.experiments.store import ResultStore
+from meshsim.engine.experiments.summaries import config_keys
+from meshsim.engine.experiments.sweep import SweepProgress, SweepReport, run_sweep
+from meshsim.engine.experiments.tables import CaseRow, load_rows
 
 OUTPUT_PANEL = "Outputs"
 SWEEP_OWNED = {"quiet"}
@@ -227,8 +226,8 @@ def _with_baseline(spec: SweepSpec, pairs: list[str]) -> SweepSpec:
 
 
 def _parse_value(text: str) -> Any:
-    """A command-line value as TOML would read it (``2`` an integer, ``true`` a boolean), else
-    the text itself."""
+    """A command-line value as TOML would read it (``2`` an integer, ``true`` a boolean), else the
+    text itself."""
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
@@ -238,9 +237,9 @@ def _parse_value(text: str) -> Any:
 def command_schema(name: str) -> OptionSchema | None:
     """The options of ``meshsim NAME`` a sweep case may set (None when there is no such command):
     long names from the built command, kinds and defaults from the function's annotations."""
-    from cli.main import build_app
+    from meshsim.cli.main import build_app
 
-    app = build_app()
+    app = build_app([name])
     callback = next(
         (c.callback for c in app.registered_commands if c.callback and _name(c) == name), None
     )

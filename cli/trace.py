@@ -8,10 +8,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from cli.output import out
-from engine import fetch, traceconvert
-from engine.swf import read_swf
-from engine.traceinfo import trace_info
+from meshsim.cli.output import out
+from meshsim.engine import fetch, traceconvert
+from meshsim.engine.swf import read_swf
+from meshsim.engine.traceinfo import trace_info
 
 trace_app = typer.Typer(help="Inspect and convert SWF workload traces.", no_args_is_help=True)
 

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from cli import options as opt
-from engine.runcase import DEFAULT_MACHINE, RunOptions
+from meshsim.cli import options as opt
+from meshsim.engine.runcase import DEFAULT_MACHINE, RunOptions
 
 
 def register(app: typer.Typer) -> None:
@@ -25,9 +25,9 @@ def tui(
     scenario: opt.Scenario = None,
     live: Annotated[bool, typer.Option("--live", help="Start running live at once.")] = False,
 ) -> None:
-    """Open the operator console: step or run the simulation live, inspect, act, fork, compare.
-    A scenario reopens at the event where it was saved."""
-    from tui.app import make_app
+    """Open the operator console: step or run the simulation live, inspect, act, fork, compare. A
+    scenario reopens at the event where it was saved."""
+    from meshsim.tui.app import make_app
 
     options = RunOptions(
         machine=machine,

@@ -3,8 +3,7 @@
 A run is fully defined by its inputs plus its action log (DESIGN.md, "Operator actions"), so a
 scenario can be saved, replayed to any event, stepped back and forked. Every action is a frozen
 dataclass with the simulated ``time`` it takes effect; :func:`action_from_dict` reads the form
-:meth:`Action.as_dict` writes.
-"""
+:meth:`Action.as_dict` writes."""
 
 from __future__ import annotations
 
@@ -12,11 +11,11 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
-from engine.errors import MeshsimError
-from engine.registry import Registry
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.registry import Registry
 
 if TYPE_CHECKING:
-    from engine.simulation import Simulation
+    from meshsim.engine.simulation import Simulation
 
 ACTIONS: Registry[type[Action]] = Registry("action")
 
@@ -56,12 +55,11 @@ def action_from_dict(data: dict[str, Any], source: str = "scenario") -> Action:
 class LoggedAction(NamedTuple):
     """An action with the number of events the run had processed when it was applied.
 
-    Replaying applies it after the same number of events, so it meets the calendar in the same
-    state and takes its turn among that instant's events exactly as it did live (an action an
-    operator applies after an instant's arrivals stays after them on replay, although actions
-    scheduled ahead of time come before arrivals; DESIGN.md, "Event order at one instant").
-    ``after_event = 0`` means "from the start", the form of hand-written scenarios.
-    """
+    Replaying applies it after the same number of events, so it meets the calendar in the same state
+    and takes its turn among that instant's events exactly as it did live (an action an operator
+    applies after an instant's arrivals stays after them on replay, although actions scheduled ahead
+    of time come before arrivals; DESIGN.md, "Event order at one instant"). ``after_event = 0``
+    means "from the start", the form of hand-written scenarios."""
 
     after_event: int
     action: Action
@@ -71,8 +69,8 @@ class LoggedAction(NamedTuple):
 
 
 def logged_from_dict(data: dict[str, Any], source: str = "scenario") -> LoggedAction:
-    """A logged action from the form :meth:`LoggedAction.as_dict` writes (``after_event``
-    optional, default 0)."""
+    """A logged action from the form :meth:`LoggedAction.as_dict` writes (``after_event`` optional,
+    default 0)."""
     data = dict(data)
     after = data.pop("after_event", 0)
     if not isinstance(after, int) or isinstance(after, bool) or after < 0:
@@ -156,10 +154,10 @@ class SetPolicy(Action):
 @ACTIONS.register("fail")
 @dataclass(frozen=True)
 class Fail(Action):
-    """A unit fails: ``unit`` is a midplane name (``R00-M0``), a grid coordinate (``3,4``), a
-    node number on flat machines, or a cell index. ``on_job`` says what happens to the job on
-    it: ``requeue`` (default: back to the queue, restarted from scratch later) or ``kill``.
-    See :meth:`engine.simulation.Simulation.fail_unit`."""
+    """A unit fails: ``unit`` is a midplane name (``R00-M0``), a grid coordinate (``3,4``), a node
+    number on flat machines, or a cell index. ``on_job`` says what happens to the job on it:
+    ``requeue`` (default: back to the queue, restarted from scratch later) or ``kill``. See
+    :meth:`meshsim.engine.simulation.Simulation.fail_unit`."""
 
     kind: ClassVar[str] = "fail"
     unit: str | int = ""
@@ -184,11 +182,11 @@ class Repair(Action):
 @ACTIONS.register("reserve")
 @dataclass(frozen=True)
 class Reserve(Action):
-    """Reserve a block of units from ``time`` to ``until`` (a maintenance drain): idle units
-    at once, busy ones as their jobs end; all return at ``until``. ``block`` is a list of units,
-    a box ``"0,0 4x4"`` on grids, a partition name on partition machines (``"1K
-    R00-M0..R00-M1"``), or units separated by spaces. See
-    :meth:`engine.simulation.Simulation.reserve_units`."""
+    """Reserve a block of units from ``time`` to ``until`` (a maintenance drain): idle units at
+    once, busy ones as their jobs end; all return at ``until``. ``block`` is a list of units, a box
+    ``"0,0 4x4"`` on grids, a partition name on partition machines (``"1K R00-M0..R00-M1"``), or
+    units separated by spaces. See
+    :meth:`meshsim.engine.simulation.Simulation.reserve_units`."""
 
     kind: ClassVar[str] = "reserve"
     block: str | tuple[str | int, ...] = ""

@@ -1,11 +1,10 @@
-"""Benchmark scenarios for ``meshsim bench``. Each runs in a fresh interpreter
-(``python -m engine.bench NAME``) so start-up cost and peak memory are its own; the child prints
-one JSON object with its measurements.
+"""Benchmark scenarios for ``meshsim bench``. Each runs in a fresh interpreter (``python -m
+engine.bench NAME``) so start-up cost and peak memory are its own; the child prints one JSON object
+with its measurements.
 
 Figures reported: wall seconds end to end (interpreter start-up included, for the trace replay
-scenario measured around a real ``meshsim run`` process), seconds spent in the simulation loop,
-jobs and events per second of simulation, and peak resident memory.
-"""
+scenario measured around a real ``meshsim run`` process), seconds spent in the simulation loop, jobs
+and events per second of simulation, and peak resident memory."""
 
 from __future__ import annotations
 
@@ -19,11 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.registry import Registry
+from meshsim.engine.bundled import bundled_file
+from meshsim.engine.registry import Registry
+from meshsim.engine.tracepath import find_trace
 
-NASA_TRACE = (
-    Path(__file__).resolve().parents[2] / "shared" / "traces" / "NASA-iPSC-1993-3.1-cln.swf"
-)
+NASA_TRACE = "NASA-iPSC-1993-3.1-cln.swf"
+"""The real trace the NASA benchmarks replay, found on the trace search path
+(:mod:`meshsim.engine.tracepath`)."""
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,9 @@ def scenario(name: str, description: str, target: str, *, heavy: bool = False): 
 
 def simulate(machine_name: str, workload: Any, **policy: Any) -> dict[str, Any]:
     """Run one simulation in this process and time the simulation loop alone."""
-    import engine.catalog  # noqa: F401
-    from engine.machines import load_machine
-    from engine.policy import Policy
-    from engine.simulation import Simulation
+    from meshsim.engine.machines import load_machine
+    from meshsim.engine.policy import Policy
+    from meshsim.engine.simulation import Simulation
 
     machine = load_machine(machine_name)
     jobs = workload(machine) if callable(workload) else workload
@@ -80,27 +80,28 @@ def simulate(machine_name: str, workload: Any, **policy: Any) -> dict[str, Any]:
     "< 0.5 s end to end, interpreter start-up included",
 )
 def nasa_easy() -> dict[str, Any]:
-    if not NASA_TRACE.exists():
-        return {"skipped": f"{NASA_TRACE} is absent"}
+    trace = find_trace(NASA_TRACE)
+    if trace is None:
+        return {"skipped": f"{NASA_TRACE} is not on the trace search path (meshsim --traces DIR)"}
     command = [
         sys.executable,
         "-m",
-        "cli",
+        "meshsim",
         "run",
         "--machine",
         "flat:128",
         "--workload",
-        str(NASA_TRACE),
+        str(trace),
         "--backfill",
         "easy",
         "--quiet",
     ]
     walls = _timed(command)
-    engine_only = _timed([sys.executable, "-c", _ENGINE_ONLY.format(trace=str(NASA_TRACE))])
-    from engine.generators import load_workload
-    from engine.machines import load_machine
+    engine_only = _timed([sys.executable, "-c", _ENGINE_ONLY.format(trace=str(trace))])
+    from meshsim.engine.generators import load_workload
+    from meshsim.engine.machines import load_machine
 
-    workload = load_workload(str(NASA_TRACE), load_machine("flat:128"))
+    workload = load_workload(str(trace), load_machine("flat:128"))
     result = simulate("flat:128", workload, backfill="easy")
     result["wall_s"] = min(walls)
     result["wall_s_median"] = sorted(walls)[len(walls) // 2]
@@ -109,16 +110,10 @@ def nasa_easy() -> dict[str, Any]:
 
 
 _ENGINE_ONLY = """
-import engine.catalog
-from engine.generators import load_workload
-from engine.machines import load_machine
-from engine.policy import Policy
-from engine.simulation import Simulation
-machine = load_machine("flat:128")
-sim = Simulation(machine, load_workload({trace!r}, machine), Policy(backfill="easy"))
-sim.run()
-sim.results()
-"""
+from meshsim.engine.generators import load_workload from meshsim.engine.machines import load_machine
+from meshsim.engine.policy import Policy from meshsim.engine.simulation import Simulation machine =
+load_machine("flat:128") sim = Simulation(machine, load_workload({trace!r}, machine),
+Policy(backfill="easy")) sim.run() sim.results() """
 
 
 def _timed(command: list[str], repeats: int = 5) -> list[float]:
@@ -133,8 +128,8 @@ def _timed(command: list[str], repeats: int = 5) -> list[float]:
 
 def _flat_workload(n: int) -> Callable[[Any], Any]:
     def make(machine: Any) -> Any:
-        from engine.seeding import Stream, generator
-        from engine.workloads.synthetic_flat import flat_poisson_columns
+        from meshsim.engine.seeding import Stream, generator
+        from meshsim.engine.workloads.synthetic_flat import flat_poisson_columns
 
         rng = generator(2024, Stream.WORKLOAD)
         return flat_poisson_columns(
@@ -190,11 +185,10 @@ def intrepid_month() -> dict[str, Any]:
         spec = Path(folder) / "intrepid-10k.toml"
         spec.write_text(INTREPID_MONTH, encoding="utf-8")
         policy = ["--queue", "wfp", "--backfill", "easy", "--alloc", "combo"]
-        command = [sys.executable, "-m", "cli", "run", "--machine", "intrepid"]
+        command = [sys.executable, "-m", "meshsim", "run", "--machine", "intrepid"]
         walls = _timed([*command, "--workload", str(spec), *policy, "--quiet"], repeats=3)
-        import engine.catalog  # noqa: F401
-        from engine.generators import load_workload
-        from engine.machines import load_machine
+        from meshsim.engine.generators import load_workload
+        from meshsim.engine.machines import load_machine
 
         t0 = time.perf_counter()
         machine = load_machine("intrepid")
@@ -213,9 +207,9 @@ def intrepid_month() -> dict[str, Any]:
 )
 def mc_mesh32() -> dict[str, Any]:
     def make(machine: Any) -> Any:
-        from engine.generators import GENERATORS
-        from engine.seeding import Stream, generator
-        from engine.toml_table import Table
+        from meshsim.engine.generators import GENERATORS
+        from meshsim.engine.seeding import Stream, generator
+        from meshsim.engine.toml_table import Table
 
         options = {"jobs": 1000, "mean_interarrival": 500.0, "mean_size": 16.0}
         table = Table({**options, "iterations": 40000.0}, "mc-mesh32", "workload")
@@ -224,7 +218,7 @@ def mc_mesh32() -> dict[str, Any]:
     t0 = time.perf_counter()
     result = simulate("mesh32", make, allocator="mc")
     result["wall_s"] = time.perf_counter() - t0
-    from engine.contention.benchmarks import bench_allocator
+    from meshsim.engine.contention.benchmarks import bench_allocator
 
     alone = bench_allocator("mc", 32, 32, jobs=1000, seed=1)
     result["allocator_only_s"] = alone.seconds
@@ -238,8 +232,7 @@ def mc_mesh32() -> dict[str, Any]:
     "< 50 ms (issue 5)",
 )
 def contention_50() -> dict[str, Any]:
-    import engine.catalog  # noqa: F401
-    from engine.contention.benchmarks import bench_contention
+    from meshsim.engine.contention.benchmarks import bench_contention
 
     b = bench_contention(k=32, jobs=50, repeat=5)
     return {
@@ -253,9 +246,9 @@ def contention_50() -> dict[str, Any]:
     }
 
 
-MESH32_UNIFORM = Path(__file__).resolve().parents[1] / "traces" / "mesh32-uniform.toml"
-"""Seed 001's uniform workload (10,000 jobs, sides uniform over [1, 32], exponential service
-with mean 1, seed 1) at 2.5 jobs per time unit, where FCFS saturates (Fig. 6)."""
+MESH32_UNIFORM = bundled_file("meshsim.traces", "mesh32-uniform.toml")
+"""Seed 001's uniform workload (10,000 jobs, sides uniform over [1, 32], exponential service with
+mean 1, seed 1) at 2.5 jobs per time unit, where FCFS saturates (Fig. 6)."""
 
 OO_SATURATION_RATE = 3.0
 """Arrival rate (jobs per time unit) at which OO reaches its maximum utilization on mesh32 with
@@ -266,8 +259,8 @@ def _mesh32_workload(rate: float | None = None) -> Callable[[Any], Any]:
     """The shipped ``traces/mesh32-uniform.toml``, optionally at another arrival rate."""
 
     def make(machine: Any) -> Any:
-        from engine.generators import generate
-        from engine.toml_table import load_toml
+        from meshsim.engine.generators import generate
+        from meshsim.engine.toml_table import load_toml
 
         root = load_toml(MESH32_UNIFORM)
         if rate is not None:
@@ -307,7 +300,10 @@ _register_mesh32()
 def run_child(name: str) -> dict[str, Any]:
     """Run scenario ``name`` in a fresh interpreter and return its measurements."""
     done = subprocess.run(
-        [sys.executable, "-m", "engine.bench", name], check=True, capture_output=True, text=True
+        [sys.executable, "-m", "meshsim.engine.bench", name],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return json.loads(done.stdout)
 

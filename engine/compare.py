@@ -1,18 +1,17 @@
 """``meshsim compare``: several configurations on one workload, against a baseline.
 
 Each configuration is a name and a set of ``meshsim run`` options (policy options: queue,
-discipline, backfill, alloc, ...). Every configuration runs on the same machine and workload;
-when the workload spans several calendar months (in the trace's time zone) and ``by_month`` is
-set, each month is simulated on its own, as Tang et al. did (seed 000 §V-A), and the jobs
-submitted before a month serve as the history AdjEst learns from (the paper used January and
-February 2009 for March). The relative gain of a configuration over its baseline is
-(V_base − V_new) / V_base for metrics where smaller is better (seed 000 §V-D2).
+discipline, backfill, alloc, ...). Every configuration runs on the same machine and workload; when
+the workload spans several calendar months (in the trace's time zone) and ``by_month`` is set, each
+month is simulated on its own, as Tang et al. did (seed 000 §V-A), and the jobs submitted before a
+month serve as the history AdjEst learns from (the paper used January and February 2009 for March).
+The relative gain of a configuration over its baseline is (V_base − V_new) / V_base for metrics
+where smaller is better (seed 000 §V-D2).
 
-The ``tang2010`` preset is the paper's 72-case study on one workload: the six spatial schemes
-(Base = least-blocking, SL, PF, Combo, AdjEst, ActRun) × {FCFS, WFP}, all with EASY
-backfilling, each scheme compared with Base under the same queue order, for loss of capacity,
-average wait and average bounded slowdown.
-"""
+The ``tang2010`` preset is the paper's 72-case study on one workload: the six spatial schemes (Base
+= least-blocking, SL, PF, Combo, AdjEst, ActRun) × {FCFS, WFP}, all with EASY backfilling, each
+scheme compared with Base under the same queue order, for loss of capacity, average wait and average
+bounded slowdown."""
 
 from __future__ import annotations
 
@@ -22,13 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import MeshsimError
-from engine.machines import Machine
-from engine.policy import Policy
-from engine.registry import Registry
-from engine.simulation import Simulation
-from engine.traceclock import TraceClock
-from engine.workload import Workload
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.machines import Machine
+from meshsim.engine.policy import Policy
+from meshsim.engine.registry import Registry
+from meshsim.engine.simulation import Simulation
+from meshsim.engine.traceclock import TraceClock
+from meshsim.engine.workload import Workload
 
 METRICS = ("loss_of_capacity", "avg_wait_s", "avg_bsld")
 

@@ -1,15 +1,13 @@
 """The event calendar and the records of what happened.
 
 The calendar is a SimPy :class:`simpy.Environment`. Its events carry an integer priority that
-encodes DESIGN.md's order at one instant: all job completions, then operator actions and
-failures; ties inside a kind are broken by job index (which follows job number) or, for actions,
-by the order they were applied. Arrivals, which come already ordered by (submit time, job number)
-from the workload, are not put on the calendar: the simulation merges them in after every
-calendar event of their instant (:meth:`engine.simulation.Simulation._advance`). The one
-scheduling pass of an instant runs when its last event has been processed, inside the step that
-closed the instant; jobs of zero length started by it end at the same instant, which then closes
-again with another pass.
-"""
+encodes DESIGN.md's order at one instant: all job completions, then operator actions and failures;
+ties inside a kind are broken by job index (which follows job number) or, for actions, by the order
+they were applied. Arrivals, which come already ordered by (submit time, job number) from the
+workload, are not put on the calendar: the simulation merges them in after every calendar event of
+their instant (:meth:`meshsim.engine.simulation.Simulation._advance`). The one scheduling pass of an
+instant runs when its last event has been processed, inside the step that closed the instant; jobs
+of zero length started by it end at the same instant, which then closes again with another pass."""
 
 from __future__ import annotations
 
@@ -29,11 +27,10 @@ def priority(kind: int, key: int) -> int:
 
 
 class Calendar(simpy.Environment):
-    """The SimPy environment whose heap of :data:`Tick` entries is the calendar. Ticks are
-    placed at absolute times, which avoids the rounding of ``now + (t - now)``: an event meant
-    for time t happens at exactly t, so times computed as ``start + runtime`` compare equal
-    wherever they are used.
-    """
+    """The SimPy environment whose heap of :data:`Tick` entries is the calendar. Ticks are placed at
+    absolute times, which avoids the rounding of ``now + (t - now)``: an event meant for time t
+    happens at exactly t, so times computed as ``start + runtime`` compare equal wherever they are
+    used."""
 
 
 Tick = tuple[float, int, int, Callable[[Any], None], Any]
@@ -41,11 +38,10 @@ Tick = tuple[float, int, int, Callable[[Any], None], Any]
 ``callback(key)``; ``key`` is its subject (a job index, an action, ...).
 
 Made and put on the calendar's heap by :func:`schedule` (the engine makes one per job). The
-simulation's loop calls ``callback`` directly, never SimPy's ``step``, so an entry carries none
-of SimPy's event state. A tick is cancelled (a completion that moved, or whose job was killed)
-by its owner remembering its ``sequence``, unique on the calendar: the owner drops it unprocessed
-when it reaches the top. A plain tuple: building an object per job cost more than the rest of
-scheduling it.
+simulation's loop calls ``callback`` directly, never SimPy's ``step``, so an entry carries none of
+SimPy's event state. A tick is cancelled (a completion that moved, or whose job was killed) by its
+owner remembering its ``sequence``, unique on the calendar: the owner drops it unprocessed when it
+reaches the top. A plain tuple: building an object per job cost more than the rest of scheduling it.
 """
 
 
@@ -62,8 +58,7 @@ class EventRecord(NamedTuple):
     """One line of the event log: ``kind`` is arrival, start, end, killed or action.
 
     A step's record is its calendar event; ``started`` lists the jobs the scheduling pass that
-    closed the instant started (empty when the instant is not closed by this event).
-    """
+    closed the instant started (empty when the instant is not closed by this event)."""
 
     number: int
     time: float

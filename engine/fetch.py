@@ -2,11 +2,10 @@
 user's cache, verify it, and report plainly when there is no network.
 
 Verification: the download must be a gzip stream that decompresses, its header must name the
-expected computer, and it must hold the expected number of job records (the archive's own counts).
-A file is written under a temporary name and renamed only once verified, so a broken download
-never poses as a trace. The cache is ``$MESHSIM_CACHE`` or ``$XDG_CACHE_HOME/meshsim`` or
-``~/.cache/meshsim``, with traces under ``traces/``.
-"""
+expected computer, and it must hold the expected number of job records (the archive's own counts). A
+file is written under a temporary name and renamed only once verified, so a broken download never
+poses as a trace. The cache is ``$MESHSIM_CACHE`` or ``$XDG_CACHE_HOME/meshsim`` or
+``~/.cache/meshsim``, with traces under ``traces/``."""
 
 from __future__ import annotations
 
@@ -16,9 +15,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import MeshsimError
-from engine.registry import Registry
-from engine.swf import read_swf
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.registry import Registry
+from meshsim.engine.swf import read_swf
 
 ARCHIVE = "https://www.cs.huji.ac.il/labs/parallel/workload"
 

@@ -1,10 +1,9 @@
 """Workload files: a ``[workload]`` table naming a registered generator ``kind`` and its options.
 
-Generators are registered with ``@GENERATORS.register("kind")``: a function
-``(table, machine, rng) -> Workload`` that reads its own keys from the table (and rejects unknown
-ones) and draws only from the generator it is given. The ``seed`` key of a workload file fixes the
-workload independently of the run's seed; without it, the run's seed drives the workload stream.
-"""
+Generators are registered with ``@GENERATORS.register("kind")``: a function ``(table, machine, rng)
+-> Workload`` that reads its own keys from the table (and rejects unknown ones) and draws only from
+the generator it is given. The ``seed`` key of a workload file fixes the workload independently of
+the run's seed; without it, the run's seed drives the workload stream."""
 
 from __future__ import annotations
 
@@ -13,22 +12,23 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import MeshsimError
-from engine.fetch import cached
-from engine.machines import Machine
-from engine.registry import Registry
-from engine.seeding import Stream, generator
-from engine.swf import read_swf
-from engine.toml_table import Table, load_toml
-from engine.workload import Workload, from_swf
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.fetch import cached
+from meshsim.engine.machines import Machine
+from meshsim.engine.registry import Registry
+from meshsim.engine.seeding import Stream, generator
+from meshsim.engine.swf import read_swf
+from meshsim.engine.toml_table import Table, load_toml
+from meshsim.engine.tracepath import TRACE_PREFIX, require_trace
+from meshsim.engine.workload import Workload, from_swf
 
 GENERATORS: Registry[Callable[[Table, Machine, np.random.Generator], Workload]] = Registry(
     "workload kind"
 )
 
 ADAPTERS: Registry[Callable[..., Workload]] = Registry("workload adapter")
-"""Per machine section (e.g. ``nqs``): a function ``(workload, section, requeue=...)`` that fits
-a loaded workload to the machine (queue mapping and limits)."""
+"""Per machine section (e.g. ``nqs``): a function ``(workload, section, requeue=...)`` that fits a
+loaded workload to the machine (queue mapping and limits)."""
 
 
 def load_workload(
@@ -41,12 +41,15 @@ def load_workload(
     requeue: bool = False,
 ) -> Workload:
     """The workload named by ``spec``: an SWF trace (``.swf``, ``.swf.gz``), the name of a trace
-    fetched with ``meshsim trace fetch``, a workload TOML file, or None for the machine's
-    default workload."""
+    fetched with ``meshsim trace fetch``, ``trace:FILE`` for a file on the trace search path
+    (:mod:`meshsim.engine.tracepath`), a workload TOML file, or None for the machine's default
+    workload."""
     if spec is None:
         path = machine.default_workload_path()
         if path is None:
             raise MeshsimError(f"machine '{machine.name}' has no default workload; give --workload")
+    elif str(spec).startswith(TRACE_PREFIX):
+        path = require_trace(str(spec)[len(TRACE_PREFIX) :])
     else:
         path = cached(str(spec)) or Path(spec)
     name = path.name

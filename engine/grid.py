@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from engine.machines import TOPOLOGIES, MachineHeader
-from engine.toml_table import Table
+from meshsim.engine.machines import TOPOLOGIES, MachineHeader
+from meshsim.engine.toml_table import Table
 
 
 @dataclass(frozen=True)

@@ -1,26 +1,25 @@
 """Machines are data: one TOML file each in ``machines/``, read into a frozen :class:`Machine`.
 
 A machine file has a ``[machine]`` table (name, topology, processors per unit, defaults), an
-optional ``[metrics]`` table (size classes for the per-class breakdown) and a ``[topology]``
-table whose keys belong to the topology named by ``machine.topology``. Topologies are registered
-parsers (``@TOPOLOGIES.register("flat")``) that turn the ``[topology]`` table into a frozen spec
-object with at least a ``nodes`` attribute (N, the machine size in nodes, the unit of job sizes
-and of every capacity metric).
+optional ``[metrics]`` table (size classes for the per-class breakdown) and a ``[topology]`` table
+whose keys belong to the topology named by ``machine.topology``. Topologies are registered parsers
+(``@TOPOLOGIES.register("flat")``) that turn the ``[topology]`` table into a frozen spec object with
+at least a ``nodes`` attribute (N, the machine size in nodes, the unit of job sizes and of every
+capacity metric).
 
-``flat:N`` names an anonymous flat machine of N nodes without a file.
-"""
+``flat:N`` names an anonymous flat machine of N nodes without a file."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
-from engine.errors import MeshsimError
-from engine.registry import Registry
-from engine.toml_table import Table, load_toml
+from meshsim.engine.bundled import bundled_folder, resolve_reference
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.registry import Registry
+from meshsim.engine.toml_table import Table, load_toml
 
 
 class TopologySpec(Protocol):
@@ -37,9 +36,8 @@ TOPOLOGIES: Registry[Callable[[Table, MachineHeader], TopologySpec]] = Registry(
 SECTIONS: Registry[Callable[[Table, MachineHeader], Any]] = Registry("machine section")
 """Parsers for optional top-level tables of a machine file (I/O nodes, NQS queues, ...).
 
-A machine file may hold ``[machine]``, ``[topology]``, ``[metrics]`` and any registered section;
-any other top-level table is an error naming the file and the key.
-"""
+A machine file may hold ``[machine]``, ``[topology]``, ``[metrics]`` and any registered section; any
+other top-level table is an error naming the file and the key. """
 
 
 @dataclass(frozen=True)
@@ -89,25 +87,24 @@ class Machine:
         return power_of_two_label(size)
 
     def unit_name(self, cell: int) -> str:
-        """The operator's name of unit ``cell`` (:func:`engine.units.unit_name`)."""
-        from engine.units import unit_name
+        """The operator's name of unit ``cell`` (:func:`meshsim.engine.units.unit_name`)."""
+        from meshsim.engine.units import unit_name
 
         return unit_name(self, cell)
 
     def unit_cell(self, text: str | int) -> int:
-        """The cell of a unit named ``text`` (:func:`engine.units.unit_cell`)."""
-        from engine.units import unit_cell
+        """The cell of a unit named ``text`` (:func:`meshsim.engine.units.unit_cell`)."""
+        from meshsim.engine.units import unit_cell
 
         return unit_cell(self, text)
 
     def default_workload_path(self) -> Path | None:
-        """The default workload file, resolved relative to the machine file."""
+        """The default workload file: a package-qualified reference (bundled machines), or a path
+        relative to the machine file (:func:`meshsim.engine.bundled.resolve_reference`)."""
         if self.default_workload is None:
             return None
-        path = Path(self.default_workload)
-        if not path.is_absolute() and self.source:
-            path = Path(self.source).parent / path
-        return path
+        base = Path(self.source).parent if self.source else None
+        return resolve_reference(self.default_workload, base)
 
 
 def power_of_two_label(size: int) -> str:
@@ -119,8 +116,8 @@ def power_of_two_label(size: int) -> str:
 
 
 def machines_dir() -> Path:
-    """The folder of bundled machine files (``machines/`` in the source tree)."""
-    return Path(str(resources.files("machines")))
+    """The folder of bundled machine files (the package ``meshsim.machines``)."""
+    return bundled_folder("meshsim.machines")
 
 
 def bundled_machines() -> list[str]:

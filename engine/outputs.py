@@ -1,9 +1,8 @@
-"""Versioned outputs (DESIGN.md, "Outputs"): the result JSON, the per-job CSV, the event log
-(JSON lines) and the simulated schedule as SWF.
+"""Versioned outputs (DESIGN.md, "Outputs"): the result JSON, the per-job CSV, the event log (JSON
+lines) and the simulated schedule as SWF.
 
-The result JSON holds no wall-clock data, so two runs with the same inputs write identical
-bytes. Its ``schema`` is ``meshsim.result/1``; keys named in the issues are a contract.
-"""
+The result JSON holds no wall-clock data, so two runs with the same inputs write identical bytes.
+Its ``schema`` is ``meshsim.result/1``; keys named in the issues are a contract."""
 
 from __future__ import annotations
 
@@ -16,10 +15,10 @@ from typing import IO, Any
 
 import numpy as np
 
-import engine
-from engine import swf
-from engine.events import EventRecord
-from engine.simulation import Simulation
+from meshsim import __version__
+from meshsim.engine import swf
+from meshsim.engine.events import EventRecord
+from meshsim.engine.simulation import Simulation
 
 SCHEMA = "meshsim.result/1"
 JOB_COLUMNS = ("job_id", "submit", "start", "end", "size", "allocated", "wait", "bsld", "location")
@@ -54,7 +53,7 @@ def result_document(sim: Simulation, inputs: RunInputs) -> dict[str, Any]:
     results = sim.results()
     return {
         "schema": SCHEMA,
-        "meshsim_version": engine.__version__,
+        "meshsim_version": __version__,
         "inputs": {
             **inputs.as_dict(),
             "machine_nodes": sim.machine.nodes,
@@ -83,9 +82,9 @@ def write_text(path: Path, text: str) -> None:
 
 
 def jobs_csv_columns(sim: Simulation) -> tuple[tuple[str, ...], list[list[Any]]]:
-    """Header and columns of the jobs CSV: :data:`JOB_COLUMNS`, then, when the run was
-    observed on a machine with I/O nodes, the per-job contention columns
-    (:data:`engine.contention.observer.JOB_COLUMNS`)."""
+    """Header and columns of the jobs CSV: :data:`JOB_COLUMNS`, then, when the run was observed on a
+    machine with I/O nodes, the per-job contention columns
+    (:data:`meshsim.engine.contention.observer.JOB_COLUMNS`)."""
     idx, _ = sim.outcomes()
     table = sim.job_table()
     header = JOB_COLUMNS
@@ -142,7 +141,7 @@ def write_schedule_swf(sim: Simulation, path: Path) -> None:
     records[:, swf.WAIT] = np.where(started, start - w.submit, -1.0)
     records[:, swf.STATUS] = np.where(started, records[:, swf.STATUS], 5)
     note = (
-        f"schedule simulated by meshsim {engine.__version__} on machine {sim.machine.name} "
+        f"schedule simulated by meshsim {__version__} on machine {sim.machine.name} "
         f"with policy {sim.policy.label()}, seed {sim.seed}; wait times are simulated"
     )
     swf.write_swf(path, records, w.header, notes=[note])

@@ -1,15 +1,14 @@
 """Plain-text pictures of machines for ``meshsim machines show`` (no Rich: the CLI colours them).
 
-One renderer per topology, registered by topology name; each returns lines of text.
-"""
+One renderer per topology, registered by topology name; each returns lines of text."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.grid import GridSpec
-from engine.machines import Machine
-from engine.registry import Registry
+from meshsim.engine.grid import GridSpec
+from meshsim.engine.machines import Machine
+from meshsim.engine.registry import Registry
 
 PICTURES: Registry[Callable[[Machine], list[str]]] = Registry("machine picture")
 

@@ -3,13 +3,12 @@
 A :class:`Planner` answers the two questions backfilling asks (DESIGN.md, "Scheduling"):
 *when and where could this job start at the earliest* without disturbing what is already planned,
 and *may this job start now* without delaying any reservation. Allocators create the planner for
-their topology (:meth:`engine.allocation.Allocator.planner`); a reservation is whatever the
+their topology (:meth:`meshsim.engine.allocation.Allocator.planner`); a reservation is whatever the
 topology needs (a node count on a flat machine, a concrete placement at a future time on meshes,
 tori and partition menus).
 
-:class:`CountPlanner` is the node-count version, exact for the flat machine: availability is a
-step function of free nodes over time.
-"""
+:class:`CountPlanner` is the node-count version, exact for the flat machine: availability is a step
+function of free nodes over time."""
 
 from __future__ import annotations
 
@@ -20,8 +19,8 @@ from math import inf, nextafter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from engine.allocation import Placement
-    from engine.jobs import Job
+    from meshsim.engine.allocation import Placement
+    from meshsim.engine.jobs import Job
 
 
 class Release(NamedTuple):
@@ -35,10 +34,9 @@ class Release(NamedTuple):
 class Releases:
     """The running jobs' expected releases in order of time, as of ``now``.
 
-    ``entries`` is a snapshot list of ``(expected_end, job_index, nodes)`` sorted by time;
-    expected ends in the past count as ``now`` (the job has overrun its estimate). Node-count
-    planners read the tuples directly; topology-aware planners iterate :class:`Release` records.
-    """
+    ``entries`` is a snapshot list of ``(expected_end, job_index, nodes)`` sorted by time; expected
+    ends in the past count as ``now`` (the job has overrun its estimate). Node-count planners read
+    the tuples directly; topology-aware planners iterate :class:`Release` records."""
 
     __slots__ = ("entries", "now", "running")
 
@@ -60,13 +58,13 @@ class Releases:
 
 
 Shadow = tuple[float, int, int]
-"""EASY's view of a node-count planner with one reservation (DESIGN.md, "Scheduling"), as
-``(time, free, extra)``: the head's reserved start ``time`` (``inf`` if it can never fit), the
-nodes ``free`` now for backfilling (free now plus those of jobs past their estimate, minus the
-head's when it is reserved for now) and the ``extra`` nodes left over at the shadow time.
+"""EASY's view of a node-count planner with one reservation (DESIGN.md, "Scheduling"), as ``(time,
+free, extra)``: the head's reserved start ``time`` (``inf`` if it can never fit), the nodes ``free``
+now for backfilling (free now plus those of jobs past their estimate, minus the head's when it is
+reserved for now) and the ``extra`` nodes left over at the shadow time.
 
-A plain tuple: EASY makes one in most of its passes, and a named tuple's constructor (a
-Python-level ``__new__``) costs about ten times as much to call as building the tuple."""
+A plain tuple: EASY makes one in most of its passes, and a named tuple's constructor (a Python-level
+``__new__``) costs about ten times as much to call as building the tuple."""
 
 
 class Slot(NamedTuple):
@@ -81,8 +79,8 @@ class Planner(ABC):
 
     @abstractmethod
     def earliest(self, job: Job, duration: float) -> Slot | None:
-        """The earliest slot at or after now where ``job`` fits for ``duration`` seconds,
-        respecting every reservation held; None if it can never fit."""
+        """The earliest slot at or after now where ``job`` fits for ``duration`` seconds, respecting
+        every reservation held; None if it can never fit."""
 
     @abstractmethod
     def reserve(self, job: Job, slot: Slot, duration: float) -> None:
@@ -94,8 +92,8 @@ class Planner(ABC):
 
     @abstractmethod
     def admits(self, job: Job, placement: Placement, duration: float) -> bool:
-        """Whether starting ``job`` now on ``placement`` for ``duration`` keeps every
-        reservation feasible."""
+        """Whether starting ``job`` now on ``placement`` for ``duration`` keeps every reservation
+        feasible."""
 
     @abstractmethod
     def start(self, job: Job, placement: Placement, duration: float) -> None:
@@ -110,8 +108,8 @@ class Planner(ABC):
         self, job: Job, duration: float, find: Callable[[Job], Placement | None]
     ) -> Placement | None:
         """Where ``job`` may start now for ``duration`` without breaking a reservation: the
-        allocator's own choice when admitted (topology-aware planners search around
-        reservations instead)."""
+        allocator's own choice when admitted (topology-aware planners search around reservations
+        instead)."""
         placement = find(job)
         return (
             placement if placement is not None and self.admits(job, placement, duration) else None
@@ -123,8 +121,7 @@ def span_end(start: float, duration: float) -> float:
 
     A zero-length job still holds its nodes at the instant it starts, so its interval ends at the
     next representable time after ``start``: a reservation for it blocks any job that would run
-    across that instant, exactly as EASY's extra-node rule requires.
-    """
+    across that instant, exactly as EASY's extra-node rule requires."""
     end = start + duration
     return end if end > start else nextafter(start, inf)
 
@@ -138,15 +135,14 @@ def count_shadow(
 ) -> Shadow:
     """EASY's reservation for a head of ``size`` nodes on a node-count machine with ``free_now``
     nodes free and the running jobs' expected releases ``entries`` (``(expected_end, job_index,
-    nodes)`` sorted by time, as :class:`Releases` holds them; ``total`` is the sum of their
-    nodes when the caller keeps it): the shadow time is the first release time (now for jobs
-    past their estimate) at which enough nodes are free, and the extra nodes are those free then
-    beyond the head's size (see :data:`Shadow`). No planner is built.
+    nodes)`` sorted by time, as :class:`Releases` holds them; ``total`` is the sum of their nodes
+    when the caller keeps it): the shadow time is the first release time (now for jobs past their
+    estimate) at which enough nodes are free, and the extra nodes are those free then beyond the
+    head's size (see :data:`Shadow`). No planner is built.
 
-    A blocked head usually needs most of the running jobs' nodes, so the shadow is found
-    walking back from the last release (all nodes free) to the first release at which enough
-    are: O(releases after the shadow time), plus O(releases) to add up ``total`` when not
-    given."""
+    A blocked head usually needs most of the running jobs' nodes, so the shadow is found walking
+    back from the last release (all nodes free) to the first release at which enough are: O(releases
+    after the shadow time), plus O(releases) to add up ``total`` when not given."""
     n = len(entries)
     at_now = k0 = 0
     if n and entries[0][0] <= now:
@@ -177,14 +173,13 @@ def count_shadow(
 
 
 class CountPlanner(Planner):
-    """Free nodes over time as the nodes free now, plus the running jobs' releases, plus
-    adjustments (reservations and jobs started during this pass) as intervals of held nodes.
+    """Free nodes over time as the nodes free now, plus the running jobs' releases, plus adjustments
+    (reservations and jobs started during this pass) as intervals of held nodes.
 
-    Releases are read lazily, in order of time, only as far as a query needs, so one EASY pass
-    costs O(jobs ending before the shadow time + waiting jobs scanned), not O(running jobs).
-    Free nodes only decrease where an adjustment starts, so the fewest free nodes over [a, b) is
-    the minimum at a and at the adjustment starts inside (a, b): O(adjustments) per query.
-    """
+    Releases are read lazily, in order of time, only as far as a query needs, so one EASY pass costs
+    O(jobs ending before the shadow time + waiting jobs scanned), not O(running jobs). Free nodes
+    only decrease where an adjustment starts, so the fewest free nodes over [a, b) is the minimum at
+    a and at the adjustment starts inside (a, b): O(adjustments) per query."""
 
     def __init__(self, now: float, free_now: int, releases: Releases) -> None:
         self.now = now
@@ -288,10 +283,10 @@ class CountPlanner(Planner):
         return None
 
     def shadow(self, job: Job) -> Shadow:
-        """The head's reservation in closed form, for an untouched planner
-        (:func:`count_shadow`). Backfilling with it is exactly :meth:`admits` after
-        :meth:`reserve`: a job may start if it fits in ``free`` and, when it runs across the
-        shadow time, in ``extra``."""
+        """The head's reservation in closed form, for an untouched planner (:func:`count_shadow`).
+        Backfilling with it is exactly :meth:`admits` after
+        :meth:`reserve`: a job may start if it fits in ``free`` and, when it runs across the shadow
+        time, in ``extra``."""
         return count_shadow(self.now, self.free_now, self._entries, job.size)
 
     def reserve(self, job: Job, slot: Slot, duration: float) -> None:

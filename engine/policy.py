@@ -1,13 +1,13 @@
 """A run's scheduling configuration: the three orthogonal choices of DESIGN.md plus allocation.
 
-1. queue order (priority): ``fcfs``, ``sjf``, ``wfp``, ... (:mod:`engine.scheduling.orders`);
+1. queue order (priority): ``fcfs``, ``sjf``, ``wfp``, ...
+   (:mod:`meshsim.engine.scheduling.orders`);
 2. start discipline: ``fcfs`` (strict: the head blocks everyone), ``oo``, ``window``, ...
-   (:mod:`engine.scheduling.disciplines`);
-3. backfilling: ``none``, ``easy``, ``conservative`` (:mod:`engine.scheduling.backfill`);
+   (:mod:`meshsim.engine.scheduling.disciplines`);
+3. backfilling: ``none``, ``easy``, ``conservative`` (:mod:`meshsim.engine.scheduling.backfill`);
 
-and the allocator (where jobs run; ``None`` means the machine's default). Discipline and
-allocator parameters travel here too so a run is fully described by one frozen value.
-"""
+and the allocator (where jobs run; ``None`` means the machine's default). Discipline and allocator
+parameters travel here too so a run is fully described by one frozen value."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from engine.machines import Machine
+    from meshsim.engine.machines import Machine
 
 
 @dataclass(frozen=True)
@@ -34,9 +34,8 @@ class Policy:
 
     @classmethod
     def for_machine(cls, machine: Machine, **given: Any) -> Policy:
-        """A policy from the options given; queue order, discipline and backfilling left out
-        (None) take the machine's defaults (``default_queue`` ... in its file), else the
-        class defaults."""
+        """A policy from the options given; queue order, discipline and backfilling left out (None)
+        take the machine's defaults (``default_queue`` ... in its file), else the class defaults."""
         chosen = {k: v for k, v in given.items() if v is not None}
         for key, value in machine.default_policy.items():
             chosen.setdefault(key, value)

@@ -2,16 +2,31 @@
 topologies, workload generators).
 
 Policies are chosen by name from a registry, never by ``if name == ...`` chains. An unknown name
-raises :class:`~engine.errors.MeshsimError` listing the valid names, so every front end gives the
-same helpful message.
-"""
+raises :class:`~meshsim.engine.errors.MeshsimError` listing the valid names, so every front end
+gives the same helpful message.
+
+Registries fill themselves: the first lookup (``get``, ``names``, ``in``, iteration) of any registry
+imports :mod:`meshsim.engine.catalog`, the one list of modules that register something, so no caller
+needs an import for its side effect."""
 
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
-from engine.errors import MeshsimError
+from meshsim.engine.errors import MeshsimError
 
 T = TypeVar("T")
+
+_filled = False
+
+
+def fill_registries() -> None:
+    """Import every registering module once (:mod:`meshsim.engine.catalog`). Lookups call this; it
+    returns at once after the first call, also when a registering module is being imported and looks
+    a name up itself."""
+    global _filled
+    if not _filled:
+        _filled = True
+        import meshsim.engine.catalog  # noqa: F401
 
 
 class Registry(Generic[T]):
@@ -34,6 +49,7 @@ class Registry(Generic[T]):
 
     def get(self, name: str) -> T:
         """The object registered under ``name``; an unknown name lists the valid ones."""
+        fill_registries()
         try:
             return self._items[name]
         except KeyError:
@@ -42,10 +58,13 @@ class Registry(Generic[T]):
 
     def names(self) -> list[str]:
         """Registered names in registration order (which is the order the docs list them)."""
+        fill_registries()
         return list(self._items)
 
     def __contains__(self, name: object) -> bool:
+        fill_registries()
         return name in self._items
 
     def __iter__(self) -> Iterator[str]:
+        fill_registries()
         return iter(self._items)

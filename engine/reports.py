@@ -1,8 +1,7 @@
 """Named reports (``meshsim run --report NAME``): tables computed from a finished run.
 
 A report is a function ``(simulation) -> list[ReportTable]`` registered by name; the command line
-prints the tables and ``--report-out DIR`` writes one CSV per table.
-"""
+prints the tables and ``--report-out DIR`` writes one CSV per table."""
 
 from __future__ import annotations
 
@@ -12,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.registry import Registry
+from meshsim.engine.registry import Registry
 
 if TYPE_CHECKING:
-    from engine.simulation import Simulation
+    from meshsim.engine.simulation import Simulation
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,8 @@ JSON, byte for byte.
 
 :class:`RunOptions` holds every option of ``meshsim run`` that defines a simulation (outputs and
 verbosity are not among them). Its field names are the command's parameter names and its defaults
-are the command's defaults; a test holds the two together, so an option added to the command must
-be added here too.
-"""
+are the command's defaults; a test holds the two together, so an option added to the command must be
+added here too."""
 
 from __future__ import annotations
 
@@ -18,18 +17,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
-from engine.actions import Action, LoggedAction
-from engine.contention.observer import ContentionObserver
-from engine.contention.traffic import with_traffic
-from engine.errors import MeshsimError
-from engine.events import EventRecord
-from engine.generators import load_workload
-from engine.machines import Machine, load_machine
-from engine.outputs import RunInputs, jobs_csv_columns, result_document
-from engine.policy import Policy
-from engine.shapes import with_shapes
-from engine.simulation import Simulation
-from engine.workload import Workload
+from meshsim.engine.actions import Action, LoggedAction
+from meshsim.engine.contention.observer import ContentionObserver
+from meshsim.engine.contention.traffic import with_traffic
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.events import EventRecord
+from meshsim.engine.generators import load_workload
+from meshsim.engine.machines import Machine, load_machine
+from meshsim.engine.outputs import RunInputs, jobs_csv_columns, result_document
+from meshsim.engine.policy import Policy
+from meshsim.engine.shapes import with_shapes
+from meshsim.engine.simulation import Simulation
+from meshsim.engine.workload import Workload
 
 DEFAULT_MACHINE = "intrepid"
 """The machine a run uses when none is given."""
@@ -88,8 +87,8 @@ class RunOptions:
 
 
 def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
-    """The machine and the workload of a run, with the load, runtime and traffic transforms
-    applied (the traffic options need a machine with I/O nodes)."""
+    """The machine and the workload of a run, with the load, runtime and traffic transforms applied
+    (the traffic options need a machine with I/O nodes)."""
     if options.procs_per_unit is not None and options.procs_per_unit < 1:
         raise MeshsimError(f"procs per unit must be at least 1, got {options.procs_per_unit}")
     machine = load_machine(options.machine)
@@ -127,8 +126,8 @@ def prepare(
     recent: int = 0,
     history: bool = False,
 ) -> Simulation:
-    """The simulation of a run, built but not yet run, with ``actions`` applied (an operator
-    action log); ``recent`` and ``history`` are passed to :class:`Simulation` for the console."""
+    """The simulation of a run, built but not yet run, with ``actions`` applied (an operator action
+    log); ``recent`` and ``history`` are passed to :class:`Simulation` for the console."""
     machine, jobs = load_inputs(options)
     return Simulation(
         machine,
@@ -145,11 +144,11 @@ def prepare(
 def case_document(
     sim: Simulation, options: RunOptions, *, scenario: str | None = None
 ) -> dict[str, Any]:
-    """The result JSON (as a dict) of a finished simulation built by :func:`prepare`;
-    ``scenario`` is echoed as ``inputs.scenario`` (the scenario's name for scenario runs)."""
+    """The result JSON (as a dict) of a finished simulation built by :func:`prepare`; ``scenario``
+    is echoed as ``inputs.scenario`` (the scenario's name for scenario runs)."""
     inputs = RunInputs(
         machine=options.machine,
-        workload=options.workload or str(sim.machine.default_workload_path()),
+        workload=options.workload or str(sim.machine.default_workload),
         seed=options.seed,
         load_factor=options.load_factor,
         runtime_scale=options.runtime_scale,
@@ -160,8 +159,8 @@ def case_document(
 
 
 class CaseOutput(NamedTuple):
-    """What :func:`run_case` returns: the result JSON as a dict, and the per-job CSV text when
-    it was asked for (the same bytes ``meshsim run --jobs-out`` writes)."""
+    """What :func:`run_case` returns: the result JSON as a dict, and the per-job CSV text when it
+    was asked for (the same bytes ``meshsim run --jobs-out`` writes)."""
 
     document: dict[str, Any]
     jobs_csv: str | None
@@ -176,7 +175,8 @@ def run_case(options: RunOptions, *, jobs: bool = False) -> CaseOutput:
 
 
 def jobs_csv_text(sim: Simulation) -> str:
-    """The per-job CSV of a finished run as text (:func:`engine.outputs.jobs_csv_columns`)."""
+    """The per-job CSV of a finished run as text
+    (:func:`meshsim.engine.outputs.jobs_csv_columns`)."""
     header, columns = jobs_csv_columns(sim)
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer)

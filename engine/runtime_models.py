@@ -1,10 +1,9 @@
 """Runtime models: how long a started job runs.
 
-By default (no model) a job runs for its trace or generated runtime. A runtime model instead
-decides durations from the running set, so placement matters: whenever jobs start or end, the
-engine asks the model for the end time of every running job and moves completions that changed.
-Models are registered by name (``--runtime-model``); each states its formula.
-"""
+By default (no model) a job runs for its trace or generated runtime. A runtime model instead decides
+durations from the running set, so placement matters: whenever jobs start or end, the engine asks
+the model for the end time of every running job and moves completions that changed. Models are
+registered by name (``--runtime-model``); each states its formula."""
 
 from __future__ import annotations
 
@@ -13,13 +12,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.registry import Registry
+from meshsim.engine.registry import Registry
 
 if TYPE_CHECKING:
-    from engine.allocation import Placement
-    from engine.jobs import Job
-    from engine.machines import Machine
-    from engine.workload import Workload
+    from meshsim.engine.allocation import Placement
+    from meshsim.engine.jobs import Job
+    from meshsim.engine.machines import Machine
+    from meshsim.engine.workload import Workload
 
 
 class RuntimeModel(ABC):

@@ -1,29 +1,25 @@
-"""Scenario files: a run's options plus its operator action log, saved by the console and
-replayed by ``meshsim run --scenario FILE``.
+"""Scenario files: a run's options plus its operator action log, saved by the console and replayed
+by ``meshsim run --scenario FILE``.
 
 A run is fully defined by its inputs plus its action log (DESIGN.md, "Operator actions"), so a
 :class:`Scenario` is exactly that: the simulation-defining options (:class:`RunOptions`), the
-actions in the order they were applied, the event number the console was at (``position``) and
-a name. The file is readable JSON (``"schema": "meshsim.scenario/1"``)::
+actions in the order they were applied, the event number the console was at (``position``) and a
+name. The file is readable JSON (``"schema": "meshsim.scenario/1"``)::
 
     {
-      "schema": "meshsim.scenario/1",
-      "name": "midplane failure",
-      "options": {"machine": "intrepid", "workload": "tests/data/intrepid-mini.swf"},
-      "position": 7,
-      "actions": [
+      "schema": "meshsim.scenario/1", "name": "midplane failure", "options": {"machine": "intrepid",
+      "workload": "tests/data/intrepid-mini.swf"}, "position": 7, "actions": [
         {"action": "fail", "time": 150.0, "unit": "R00-M0", "on_job": "requeue", "after_event": 5}
       ]
     }
 
-Each action carries ``after_event``, the number of events the run had processed when it was
-applied (:class:`~engine.actions.LoggedAction`; optional in hand-written files, default 0). Only
-options that differ from their defaults are written; paths are kept as given (a relative
-path is relative to the directory the scenario is replayed from). The contract with the console:
-the console's "export results" is :func:`scenario_document` of its simulation run to the end,
-and ``meshsim run --scenario FILE --out x.json`` computes the same function on
-``load_scenario(FILE).build()`` run to the end, so both give byte-identical result JSON.
-"""
+Each action carries ``after_event``, the number of events the run had processed when it was applied
+(:class:`~meshsim.engine.actions.LoggedAction`; optional in hand-written files, default 0). Only
+options that differ from their defaults are written; paths are kept as given (a relative path is
+relative to the directory the scenario is replayed from). The contract with the console:
+the console's "export results" is :func:`scenario_document` of its simulation run to the end, and
+``meshsim run --scenario FILE --out x.json`` computes the same function on
+``load_scenario(FILE).build()`` run to the end, so both give byte-identical result JSON."""
 
 from __future__ import annotations
 
@@ -35,12 +31,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from engine.actions import LoggedAction, logged_from_dict
-from engine.errors import MeshsimError
-from engine.events import EventRecord
-from engine.outputs import dumps, write_text
-from engine.runcase import RunOptions, case_document, prepare
-from engine.simulation import Simulation
+from meshsim.engine.actions import LoggedAction, logged_from_dict
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.events import EventRecord
+from meshsim.engine.outputs import dumps, write_text
+from meshsim.engine.runcase import RunOptions, case_document, prepare
+from meshsim.engine.simulation import Simulation
 
 SCHEMA = "meshsim.scenario/1"
 """The ``schema`` of a scenario file."""
@@ -50,8 +46,8 @@ _KEYS = ("schema", "name", "options", "position", "actions")
 
 @dataclass(frozen=True)
 class Scenario:
-    """Run options + action log + the console's position (event number) + a name. Plain
-    actions in ``actions`` are taken as applied from the start (``after_event`` 0)."""
+    """Run options + action log + the console's position (event number) + a name. Plain actions in
+    ``actions`` are taken as applied from the start (``after_event`` 0)."""
 
     options: RunOptions = field(default_factory=RunOptions)
     actions: tuple[LoggedAction, ...] = ()
@@ -60,8 +56,7 @@ class Scenario:
 
     @classmethod
     def of(cls, sim: Simulation, options: RunOptions, name: str) -> Scenario:
-        """The scenario of a simulation built from ``options``: its action log and current
-        event."""
+        """The scenario of a simulation built from ``options``: its action log and current event."""
         return cls(options, tuple(sim.logged_actions()), sim.events, name)
 
     def __post_init__(self) -> None:
@@ -172,9 +167,9 @@ def save_scenario(path: Path, scenario: Scenario) -> None:
 
 
 def load_scenario(path: Path) -> Scenario:
-    """Read a scenario file; a missing file, bad JSON (with its line), a wrong schema, an
-    unknown option or action, or a value of the wrong type is a one-line :class:`MeshsimError`
-    naming the file and the key."""
+    """Read a scenario file; a missing file, bad JSON (with its line), a wrong schema, an unknown
+    option or action, or a value of the wrong type is a one-line :class:`MeshsimError` naming the
+    file and the key."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")

@@ -1,31 +1,29 @@
 """A live simulation and its controls: what the console's one engine worker owns.
 
-A :class:`Session` is a :class:`~engine.simulation.Simulation` together with the run options that
-define it, so it can step forward, go to a simulated time or event number, step back, fork a
-what-if branch and finish a copy for export or comparison. The console never touches a session
-from its UI thread: one worker alone drives it and hands out immutable snapshots
-(DESIGN.md, "Console").
+A :class:`Session` is a :class:`~meshsim.engine.simulation.Simulation` together with the run options
+that define it, so it can step forward, go to a simulated time or event number, step back, fork a
+what-if branch and finish a copy for export or comparison. The console never touches a session from
+its UI thread: one worker alone drives it and hands out immutable snapshots (DESIGN.md, "Console").
 
 Stepping back is a replay. A run is fully defined by its inputs and its action log (DESIGN.md,
 "Operator actions"), so going to event ``n < now`` rebuilds the run from its inputs and replays
 ``n`` events. The action log is kept whole: an action applied after event ``n`` stays scheduled at
-its time and happens again when the run passes it (:meth:`Session.undo` removes the last one).
-"""
+its time and happens again when the run passes it (:meth:`Session.undo` removes the last one)."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
 
-from engine.actions import Action, LoggedAction
-from engine.errors import MeshsimError
-from engine.events import EventRecord
-from engine.experiments.stats import relative_gain
-from engine.jobs import Job
-from engine.machines import Machine
-from engine.runcase import RunOptions, load_inputs
-from engine.simulation import Simulation, Snapshot
-from engine.workload import Workload
+from meshsim.engine.actions import Action, LoggedAction
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.events import EventRecord
+from meshsim.engine.experiments.stats import relative_gain
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import Machine
+from meshsim.engine.runcase import RunOptions, load_inputs
+from meshsim.engine.simulation import Simulation, Snapshot
+from meshsim.engine.workload import Workload
 
 RECENT = 200
 """Events and finished jobs a console session keeps for its event log and timeline."""
@@ -173,10 +171,10 @@ class Session:
         self.sim.apply(action)
 
     def act_now(self, action: Action) -> None:
-        """Apply ``action`` at the current time and process the rest of this instant (the
-        action and the scheduling pass after it), so its effect shows at once. An action that
-        fails (e.g. holding a job that is not waiting) stays in the log, as it would on replay,
-        and its failure is raised as a :class:`MeshsimError` for the operator to see."""
+        """Apply ``action`` at the current time and process the rest of this instant (the action and
+        the scheduling pass after it), so its effect shows at once. An action that fails (e.g.
+        holding a job that is not waiting) stays in the log, as it would on replay, and its failure
+        is raised as a :class:`MeshsimError` for the operator to see."""
         action = replace(action, time=self.sim.now)
         self.sim.apply(action)
         self.sim.run(until=self.sim.now)

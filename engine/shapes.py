@@ -2,20 +2,19 @@
 
 Rules, registered by name (``--shape``):
 
-- ``square`` (seed 001 §5.4): n = w·h with w ≤ W, h ≤ H, |w − h| minimal and w ≤ h; when n
-  cannot be shaped on the mesh, the smallest larger n that can (17 becomes 18 = 3×6 on 12×12).
-  If no w ≤ h fits because W < H is too small, the transposed box is used.
-- ``paragon`` (seed 001 §5.4, after Bunde et al.): a multiple of 16 becomes w×16 (n = 16w);
-  other sizes use the square rule with w ≥ h.
+- ``square`` (seed 001 §5.4): n = w·h with w ≤ W, h ≤ H, |w − h| minimal and w ≤ h; when n cannot be
+  shaped on the mesh, the smallest larger n that can (17 becomes 18 = 3×6 on 12×12). If no w ≤ h
+  fits because W < H is too small, the transposed box is used.
+- ``paragon`` (seed 001 §5.4, after Bunde et al.): a multiple of 16 becomes w×16 (n = 16w); other
+  sizes use the square rule with w ≥ h.
 - ``box`` (seed 002 §2, for 3D tori and meshes): every box a×b×c = n that fits the machine is a
-  candidate; the allocator tries them all. When none fits, n is increased step by step until
-  one does. On 2D machines it means every w×h = n.
-- ``given``: the workload gives the shapes (its ``shapes`` column); jobs without one fall back
-  to ``square`` (2D) or ``box`` (3D).
+  candidate; the allocator tries them all. When none fits, n is increased step by step until one
+  does. On 2D machines it means every w×h = n.
+- ``given``: the workload gives the shapes (its ``shapes`` column); jobs without one fall back to
+  ``square`` (2D) or ``box`` (3D).
 
-A :class:`ShapeRequest` lists the candidate boxes (all of one volume, the allocated size, which
-is ≥ the requested size: the difference is internal fragmentation).
-"""
+A :class:`ShapeRequest` lists the candidate boxes (all of one volume, the allocated size, which is ≥
+the requested size: the difference is internal fragmentation)."""
 
 from __future__ import annotations
 
@@ -27,9 +26,9 @@ from math import isqrt
 
 import numpy as np
 
-from engine.errors import MeshsimError
-from engine.registry import Registry
-from engine.workload import Workload
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.registry import Registry
+from meshsim.engine.workload import Workload
 
 
 @dataclass(frozen=True)

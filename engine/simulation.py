@@ -6,16 +6,16 @@
   scheduling pass) and returns its record; :meth:`peek` gives the next event's time;
   :meth:`run` runs to the end or through a time;
 - :meth:`snapshot` returns an immutable view for display; :meth:`results` the metrics;
-- :meth:`apply` schedules an operator action and records it in the action log; failures,
-  repairs and reservations of units (:meth:`fail_unit`, :meth:`repair_unit`,
+- :meth:`apply` schedules an operator action and records it in the action log; failures, repairs and
+  reservations of units (:meth:`fail_unit`, :meth:`repair_unit`,
   :meth:`reserve_units`) are what the ``fail``, ``repair`` and ``reserve`` actions do, and
   :meth:`unit_info` is the unit inspector;
 - :meth:`fork` returns an independent copy at the same event, for what-if comparisons, and
   :meth:`replayed` rebuilds the run at an earlier event (stepping back).
 
 Order at one instant: completions, then actions, then arrivals, then one scheduling pass
-(:mod:`engine.events`). Same inputs, seed and action log give the same results, byte for byte.
-"""
+(:mod:`meshsim.engine.events`). Same inputs, seed and action log give the same results, byte for
+byte."""
 
 from __future__ import annotations
 
@@ -31,28 +31,36 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from engine.actions import Action, LoggedAction
-from engine.allocation import ALLOCATORS, DOWN, FREE, RESERVED, Allocator, Placement
-from engine.contention.observer import ContentionObserver
-from engine.errors import MeshsimError
-from engine.events import ACTION, COMPLETION, Calendar, EventRecord, Tick, priority, schedule
-from engine.jobs import Job
-from engine.metrics import Integrals, JobOutcomes, breakdown, summary
-from engine.planning import Planner, Releases, Shadow, count_shadow
-from engine.policy import Policy
-from engine.runtime_models import RUNTIME_MODELS, RuntimeModel
-from engine.scheduling.backfill import BACKFILLS, Backfill
-from engine.scheduling.context import PassContext, RunStats
-from engine.scheduling.disciplines import DISCIPLINES, Discipline
-from engine.scheduling.orders import QUEUE_ORDERS, QueueOrder, WaitingQueue
-from engine.seeding import Stream, generator
-from engine.series import Series, SeriesView
-from engine.units import UnitInfo, block_cells, unit_cell, unit_name
+from meshsim.engine.actions import Action, LoggedAction
+from meshsim.engine.allocation import ALLOCATORS, DOWN, FREE, RESERVED, Allocator, Placement
+from meshsim.engine.contention.observer import ContentionObserver
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.events import (
+    ACTION,
+    COMPLETION,
+    Calendar,
+    EventRecord,
+    Tick,
+    priority,
+    schedule,
+)
+from meshsim.engine.jobs import Job
+from meshsim.engine.metrics import Integrals, JobOutcomes, breakdown, summary
+from meshsim.engine.planning import Planner, Releases, Shadow, count_shadow
+from meshsim.engine.policy import Policy
+from meshsim.engine.runtime_models import RUNTIME_MODELS, RuntimeModel
+from meshsim.engine.scheduling.backfill import BACKFILLS, Backfill
+from meshsim.engine.scheduling.context import PassContext, RunStats
+from meshsim.engine.scheduling.disciplines import DISCIPLINES, Discipline
+from meshsim.engine.scheduling.orders import QUEUE_ORDERS, QueueOrder, WaitingQueue
+from meshsim.engine.seeding import Stream, generator
+from meshsim.engine.series import Series, SeriesView
+from meshsim.engine.units import UnitInfo, block_cells, unit_cell, unit_name
 
 if TYPE_CHECKING:
-    from engine.machines import Machine
-    from engine.partitions.menu import Menu
-    from engine.workload import Workload
+    from meshsim.engine.machines import Machine
+    from meshsim.engine.partitions.menu import Menu
+    from meshsim.engine.workload import Workload
 
 _CHUNK = 4096
 _INF = math.inf
@@ -62,13 +70,13 @@ _COMPLETION = priority(COMPLETION, 0)
 _CLOCK = priority(ACTION, (1 << 39))
 _RESERVATION_END = priority(ACTION, (1 << 38))
 ON_JOB = ("requeue", "kill")
-"""What a failure does to the job running on the failing unit (the ``fail`` action's
-``on_job``): requeue it (default) or kill it."""
+"""What a failure does to the job running on the failing unit (the ``fail`` action's ``on_job``):
+requeue it (default) or kill it."""
 
 
 class FinishedJob(NamedTuple):
-    """A job that has left the machine: where it ran, from when to when, and whether it was
-    killed (cancelled, or lost with a failed unit) rather than finished."""
+    """A job that has left the machine: where it ran, from when to when, and whether it was killed
+    (cancelled, or lost with a failed unit) rather than finished."""
 
     job: Job
     start: float
@@ -95,10 +103,10 @@ class RunningJob(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class Snapshot:
-    """An immutable view of a simulation at one event, for display (the console renders only
-    these). ``owners`` is a read-only per-cell array (job index, or FREE/DOWN/RESERVED);
-    ``recent`` and ``finished`` hold the last events and the last jobs to leave the machine
-    (bounded by the ``recent`` argument of the simulation)."""
+    """An immutable view of a simulation at one event, for display (the console renders only these).
+    ``owners`` is a read-only per-cell array (job index, or FREE/DOWN/RESERVED); ``recent`` and
+    ``finished`` hold the last events and the last jobs to leave the machine (bounded by the
+    ``recent`` argument of the simulation)."""
 
     time: float
     event: int
@@ -149,8 +157,8 @@ class Results:
 class Simulation:
     """One run of a workload through a policy on a machine. On a machine with I/O nodes its
     ``observer`` measures contention per job and over the run while it runs (the running set is
-    shown to it after every event that changed it); its run figures join :meth:`results` and
-    its per-job columns the jobs CSV (:mod:`engine.contention.observer`)."""
+    shown to it after every event that changed it); its run figures join :meth:`results` and its
+    per-job columns the jobs CSV (:mod:`meshsim.engine.contention.observer`)."""
 
     def __init__(
         self,
@@ -271,9 +279,9 @@ class Simulation:
         return cls(self.machine, generator(self.seed, Stream.ALLOCATOR), rotate=self.policy.rotate)
 
     def _job_feed(self) -> Iterator[Job]:
-        """Jobs in arrival order, built in chunks (a million-job workload never exists as a
-        million records at once). The chunks are chained, so drawing the next job is a step of
-        C iterators rather than a generator's resumption."""
+        """Jobs in arrival order, built in chunks (a million-job workload never exists as a million
+        records at once). The chunks are chained, so drawing the next job is a step of C iterators
+        rather than a generator's resumption."""
         return chain.from_iterable(self._job_chunks())
 
     def _job_chunks(self) -> Iterator[Iterator[Job]]:
@@ -312,9 +320,9 @@ class Simulation:
         return job.submit if job is not None and job.submit < t else t
 
     def step(self) -> EventRecord | None:
-        """Process one event and return its record; None when the run is over. When the event
-        is the last of its instant, the instant's scheduling pass runs too and the record lists
-        the jobs it started."""
+        """Process one event and return its record; None when the run is over. When the event is the
+        last of its instant, the instant's scheduling pass runs too and the record lists the jobs it
+        started."""
         self._started_now = []
         if not self._advance():
             return None
@@ -333,16 +341,16 @@ class Simulation:
     def _advance(self, limit: float = math.inf) -> bool:
         """Process the next event if it is due at or before ``limit``; False if there is none.
 
-        Events come from two sources merged in DESIGN.md's order: the SimPy calendar's heap,
-        read directly (completions, actions and clock ticks, each a
-        :data:`~engine.events.Tick` with one callback), and the workload's arrivals in
-        (submit, job number) order, which follow every calendar event of their instant.
-        Cancelled completions (moved by the runtime model, or of a job killed or evicted) are
-        dropped unseen: they neither count as events nor advance the clock or the time
-        integrals. When the event is the last of its instant, the instant's pass runs.
+        Events come from two sources merged in DESIGN.md's order: the SimPy calendar's heap, read
+        directly (completions, actions and clock ticks, each a
+        :data:`~meshsim.engine.events.Tick` with one callback), and the workload's arrivals in
+        (submit, job number) order, which follow every calendar event of their instant. Cancelled
+        completions (moved by the runtime model, or of a job killed or evicted) are dropped unseen:
+        they neither count as events nor advance the clock or the time integrals. When the event is
+        the last of its instant, the instant's pass runs.
 
-        (One event per call: Python 3.11 specializes a function's code when it is entered, so
-        a loop over all events inside one call would run unspecialized.)"""
+        (One event per call: Python 3.11 specializes a function's code when it is entered, so a loop
+        over all events inside one call would run unspecialized.)"""
         queue = self._calendar
         if self._stale:
             self._drop_stale()
@@ -463,8 +471,8 @@ class Simulation:
         self._pass_pending = True
 
     def _request_pass(self) -> None:
-        """Ask for the instant's pass after something other than an arrival: the jobs the last
-        pass left waiting must all be tried again."""
+        """Ask for the instant's pass after something other than an arrival: the jobs the last pass
+        left waiting must all be tried again."""
         self._pass_pending = True
         self._settled = 0
 
@@ -481,20 +489,20 @@ class Simulation:
         )
 
     def _pass(self) -> None:
-        """The one scheduling pass of an instant, after all its completions, actions and
-        arrivals (DESIGN.md, "Event order at one instant").
+        """The one scheduling pass of an instant, after all its completions, actions and arrivals
+        (DESIGN.md, "Event order at one instant").
 
         A pass is *settled* when the last pass left ``_settled`` jobs waiting and only arrivals
-        happened since, under a policy whose refusals are stable (``_incremental``: arrival
-        order, incremental discipline and backfilling, an allocator with stable refusals, no
-        migration or pairing) and with no running job past its estimate (so a node-count
-        reservation is where it was). Those jobs could not start then and cannot now, so the
-        pass only tries the new arrivals behind them: the same starts as a full pass.
+        happened since, under a policy whose refusals are stable (``_incremental``: arrival order,
+        incremental discipline and backfilling, an allocator with stable refusals, no migration or
+        pairing) and with no running job past its estimate (so a node-count reservation is where it
+        was). Those jobs could not start then and cannot now, so the pass only tries the new
+        arrivals behind them: the same starts as a full pass.
 
-        A pass is *idle* when no waiting job fits (the smallest waiting size exceeds the free
-        nodes) on an allocator that places by count (``fits_by_count``): under policies that
-        start jobs only where they fit now (``skips_idle``) it starts nothing, so the policies
-        only note what such a pass leaves them (:meth:`Discipline.idle`, :meth:`Backfill.idle`)."""
+        A pass is *idle* when no waiting job fits (the smallest waiting size exceeds the free nodes)
+        on an allocator that places by count (``fits_by_count``): under policies that start jobs
+        only where they fit now (``skips_idle``) it starts nothing, so the policies only note what
+        such a pass leaves them (:meth:`Discipline.idle`, :meth:`Backfill.idle`)."""
         self._pass_pending = False
         now = self.env._now
         allocator = self.allocator
@@ -543,22 +551,22 @@ class Simulation:
             schedule(self.env, wake, _CLOCK, self._on_clock, wake)
 
     def _on_clock(self, wake: float) -> None:
-        """A time at which the allocator's rules change (e.g. prime time begins); scheduled
-        only while jobs wait, so an idle machine's clock never keeps a run alive."""
+        """A time at which the allocator's rules change (e.g. prime time begins); scheduled only
+        while jobs wait, so an idle machine's clock never keeps a run alive."""
         self._emit("clock", -1, "allocation rules change")
         self._request_pass()
 
     def _migrate(self) -> bool:
-        """Re-pack the running jobs when the head is blocked (FCFS with migration, seed 002
-        §2): every running job is re-placed, largest first, into an empty machine by the
-        allocator's own rule; the new layout is applied when it holds them all. Returns whether
-        any job moved. Counts migrations, moved jobs and moved node-seconds (the work already
-        done by the moved jobs, nodes × elapsed time, a measure of the state migrated).
+        """Re-pack the running jobs when the head is blocked (FCFS with migration, seed 002 §2):
+        every running job is re-placed, largest first, into an empty machine by the allocator's own
+        rule; the new layout is applied when it holds them all. Returns whether any job moved.
+        Counts migrations, moved jobs and moved node-seconds (the work already done by the moved
+        jobs, nodes × elapsed time, a measure of the state migrated).
 
-        A re-pack depends only on the running jobs, the units out of service and the
-        allocator's rule, which ``_layout`` counts changes of: when none changed since the last
-        re-pack (``_packed``), the jobs are where a re-pack puts them, or it failed, and it is
-        not tried again."""
+        A re-pack depends only on the running jobs, the units out of service and the allocator's
+        rule, which ``_layout`` counts changes of: when none changed since the last re-pack
+        (``_packed``), the jobs are where a re-pack puts them, or it failed, and it is not tried
+        again."""
         if self._packed == self._layout:
             return False
         self._packed = self._layout
@@ -678,22 +686,23 @@ class Simulation:
     # --------------------------------------------------------------------- operator actions
 
     def _apply_due(self) -> None:
-        """Apply the logged actions whose turn has come (:class:`~engine.actions.LoggedAction`)."""
+        """Apply the logged actions whose turn has come
+        (:class:`~meshsim.engine.actions.LoggedAction`)."""
         pending = self._held_actions
         while pending and pending[0].after_event <= self.events:
             self.apply(pending.popleft().action)
 
     def logged_actions(self) -> list[LoggedAction]:
-        """Every action of this run with the event count it was applied after: those applied
-        so far, then those a replay still holds for later events."""
+        """Every action of this run with the event count it was applied after: those applied so far,
+        then those a replay still holds for later events."""
         done = [
             LoggedAction(*pair) for pair in zip(self.action_events, self.action_log, strict=True)
         ]
         return [*done, *self._held_actions]
 
     def apply(self, action: Action) -> None:
-        """Schedule ``action`` at its time (not earlier than now) and record it in the log,
-        with the number of events processed so far (so a replay applies it at the same point)."""
+        """Schedule ``action`` at its time (not earlier than now) and record it in the log, with the
+        number of events processed so far (so a replay applies it at the same point)."""
         if action.time < self.env.now:
             raise MeshsimError(
                 f"action '{action.kind}' at t={action.time:g} is in the past (now t={self.now:g})"
@@ -849,12 +858,11 @@ class Simulation:
 
     def fail_unit(self, unit: str | int, on_job: str = "requeue") -> str:
         """Unit ``unit`` fails now: it becomes DOWN and is never allocated until repaired. A job
-        running on it is requeued (killed, back in the waiting queue with its original submit
-        time, restarted from scratch later; counted in ``requeued_jobs``) or, with
-        ``on_job="kill"``, killed (it ends as cancelled). On a count-only (flat) pool nodes are
-        interchangeable: an idle node is taken if there is one, else the job that started last
-        is hit. Failing a unit that is down already, or one that is never allocated, is an
-        error."""
+        running on it is requeued (killed, back in the waiting queue with its original submit time,
+        restarted from scratch later; counted in ``requeued_jobs``) or, with ``on_job="kill"``,
+        killed (it ends as cancelled). On a count-only (flat) pool nodes are interchangeable: an
+        idle node is taken if there is one, else the job that started last is hit. Failing a unit
+        that is down already, or one that is never allocated, is an error."""
         if on_job not in ON_JOB:
             raise MeshsimError(f"on_job must be one of {', '.join(ON_JOB)}, got '{on_job}'")
         cell = unit_cell(self.machine, unit)
@@ -875,8 +883,8 @@ class Simulation:
         return text
 
     def repair_unit(self, unit: str | int) -> str:
-        """A failed unit comes back: FREE, or RESERVED while a reservation covers it. Repairing
-        a unit that is not down is an error."""
+        """A failed unit comes back: FREE, or RESERVED while a reservation covers it. Repairing a
+        unit that is not down is an error."""
         cell = unit_cell(self.machine, unit)
         name = unit_name(self.machine, cell)
         if cell not in self._down:
@@ -888,15 +896,14 @@ class Simulation:
     def reserve_units(self, block: str | Sequence[str | int], until: float) -> str:
         """Reserve a block of units from now until ``until`` (a maintenance drain).
 
-        From now every idle unit of the block becomes RESERVED; a busy unit becomes RESERVED
-        when its job ends (running jobs are never cut short); at ``until`` (an internal calendar
-        event, ordered with the operator actions of that instant) every unit the reservation
-        holds returns to service, unless it is down or another active reservation covers it.
-        Reserved units are never allocated. Units that are never allocated (service nodes) are
-        left as they are. Limitation: backfilling plans with the reserved units as unavailable
-        for good (it does not count on their return at ``until``), and a reservation has no
-        effect before its start time (jobs started before then may run into the window; their
-        units drain when they end)."""
+        From now every idle unit of the block becomes RESERVED; a busy unit becomes RESERVED when
+        its job ends (running jobs are never cut short); at ``until`` (an internal calendar event,
+        ordered with the operator actions of that instant) every unit the reservation holds returns
+        to service, unless it is down or another active reservation covers it. Reserved units are
+        never allocated. Units that are never allocated (service nodes) are left as they are.
+        Limitation: backfilling plans with the reserved units as unavailable for good (it does not
+        count on their return at ``until``), and a reservation has no effect before its start time
+        (jobs started before then may run into the window; their units drain when they end)."""
         cells = block_cells(self.machine, block)
         if not (math.isfinite(until) and until > self.now):
             raise MeshsimError(f"a reservation must end after it starts (t={self.now:g})")
@@ -931,9 +938,9 @@ class Simulation:
         self.requeues += 1
 
     def _occupant(self, cell: int, owners: np.ndarray) -> int:
-        """A unit's owner: a job index, FREE, DOWN or RESERVED. A count-only pool has no
-        per-node owners: a node not taken out is idle while any node is, else it belongs to
-        the job that started last."""
+        """A unit's owner: a job index, FREE, DOWN or RESERVED. A count-only pool has no per-node
+        owners: a node not taken out is idle while any node is, else it belongs to the job that
+        started last."""
         if cell in self._out:
             return self._out[cell]
         if len(owners):
@@ -970,10 +977,9 @@ class Simulation:
                 self._out[cell] = want
 
     def unit_info(self, cell: int) -> UnitInfo:
-        """The unit inspector: name, state, the job on the unit, and what it blocks (on
-        partition machines the other partitions that the unit's job, or the unit itself when
-        down or reserved, makes unusable through overlap or wiring; elsewhere nothing beyond
-        the job's placement)."""
+        """The unit inspector: name, state, the job on the unit, and what it blocks (on partition
+        machines the other partitions that the unit's job, or the unit itself when down or reserved,
+        makes unusable through overlap or wiring; elsewhere nothing beyond the job's placement)."""
         owners = self.allocator.owners()
         occupant = self._occupant(cell, owners)
         until = max((r.until for r in self._covering(cell)), default=None)
@@ -1000,8 +1006,8 @@ class Simulation:
         return UnitInfo(cell, unit_name(self.machine, cell), state, None, None, "", blocks, until)
 
     def outages(self) -> dict[str, tuple[int, ...]]:
-        """Units out of service now: ``down`` and ``reserved`` cells, and ``pending`` cells
-        that still run a job but will be reserved (or are down) when it ends."""
+        """Units out of service now: ``down`` and ``reserved`` cells, and ``pending`` cells that
+        still run a job but will be reserved (or are down) when it ends."""
         return {
             "down": tuple(sorted(c for c, s in self._out.items() if s == DOWN)),
             "reserved": tuple(sorted(c for c, s in self._out.items() if s == RESERVED)),
@@ -1030,8 +1036,8 @@ class Simulation:
         return self.waiting_reason(job)
 
     def waiting_reason(self, job: Job) -> str:
-        """Why a waiting job is not running, computed now from the allocator and what the
-        policies remember of the last pass (no pass ever pays for explanations)."""
+        """Why a waiting job is not running, computed now from the allocator and what the policies
+        remember of the last pass (no pass ever pays for explanations)."""
         if self.allocator.find(job) is None:
             return self.allocator.explain(job)
         return (
@@ -1041,8 +1047,8 @@ class Simulation:
         )
 
     def snapshot(self, *, reasons: int = 0) -> Snapshot:
-        """An immutable view of the current state, with the waiting reasons of the first
-        ``reasons`` jobs in queue order (explanations cost an allocator query each)."""
+        """An immutable view of the current state, with the waiting reasons of the first ``reasons``
+        jobs in queue order (explanations cost an allocator query each)."""
         owners = self.allocator.owners()
         owners.flags.writeable = False
         waiting = tuple(self.queue.ordered(self.now))
@@ -1168,8 +1174,8 @@ class Simulation:
     # ----------------------------------------------------------------------- what-if
 
     def replayed(self, event: int | None = None) -> Simulation:
-        """A fresh run with the same inputs and action log, advanced to ``event``
-        (default: this run's current event). Stepping back is ``sim.replayed(sim.events - 1)``."""
+        """A fresh run with the same inputs and action log, advanced to ``event`` (default: this
+        run's current event). Stepping back is ``sim.replayed(sim.events - 1)``."""
         twin = Simulation(
             self.machine,
             self.workload,

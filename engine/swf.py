@@ -7,8 +7,7 @@ Files ending in ``.gz`` (or starting with the gzip magic bytes) are read directl
 
 Reading never drops data silently: a malformed line (wrong number of fields, a non-number) is an
 error naming the file and line, unless ``lenient`` is set, in which case the line is skipped and
-reported in :attr:`SWFTrace.malformed`.
-"""
+reported in :attr:`SWFTrace.malformed`."""
 
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import MeshsimError, where
+from meshsim.engine.errors import MeshsimError, where
 
 FIELDS = (
     "job_number",
@@ -160,10 +159,9 @@ class SWFTrace:
 def read_swf(path: str | Path, *, lenient: bool = False) -> SWFTrace:
     """Read an SWF trace (plain or gzip). Errors name the file and the line.
 
-    The common case (every line well formed) is parsed by numpy's C reader in one call; only
-    when that fails are the lines checked one by one, to name the first bad line (or, when
-    ``lenient``, to skip and report every bad line).
-    """
+    The common case (every line well formed) is parsed by numpy's C reader in one call; only when
+    that fails are the lines checked one by one, to name the first bad line (or, when ``lenient``,
+    to skip and report every bad line)."""
     path = Path(path)
     text = _read_text(path)
     header_lines: list[str] = []
@@ -190,8 +188,7 @@ def parse_header(lines: Sequence[str]) -> SWFHeader:
     """Parse ``Key: value`` header comments.
 
     A key line has at most one space after the ``;``; a more deeply indented comment continues the
-    previous key's value (the archive's multi-line ``Note:`` and ``Information:`` entries).
-    """
+    previous key's value (the archive's multi-line ``Note:`` and ``Information:`` entries)."""
     values: dict[str, list[str]] = {}
     last: str | None = None
     for raw in lines:
@@ -215,8 +212,7 @@ def write_swf(
     """Write records as SWF, keeping ``header``'s lines and adding ``notes`` as ``Note:`` lines.
 
     Integral values are written as integers, others with the shortest exact representation, so
-    reading the file back gives the same numbers. A ``.gz`` path is compressed.
-    """
+    reading the file back gives the same numbers. A ``.gz`` path is compressed."""
     path = Path(path)
     out = io.StringIO()
     for line in header.lines if header else ():

@@ -2,8 +2,7 @@
 
 Every machine, workload and sweep file is read through :class:`Table`, so a broken key always
 produces the same kind of message: ``machines/mesh32.toml key 'topology.dims': expected a list of
-positive integers, got "32x32"``.
-"""
+positive integers, got "32x32"``."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from engine.errors import MeshsimError, where
+from meshsim.engine.errors import MeshsimError, where
 
 _MISSING = object()
 

@@ -1,10 +1,9 @@
-"""Wall-clock dates for trace times: SWF times are seconds after the header's UnixStartTime,
-read in the header's TimeZoneString (Parallel Workloads Archive, SWF 2.2).
+"""Wall-clock dates for trace times: SWF times are seconds after the header's UnixStartTime, read in
+the header's TimeZoneString (Parallel Workloads Archive, SWF 2.2).
 
-Without UnixStartTime, times stay relative: a clock still exists, anchored at the Unix epoch in
-UTC, and says so (``absolute`` is False), so hour-of-day and day-of-week summaries are labelled as
-relative rather than invented.
-"""
+Without UnixStartTime, times stay relative: a clock still exists, anchored at the Unix epoch in UTC,
+and says so (``absolute`` is False), so hour-of-day and day-of-week summaries are labelled as
+relative rather than invented."""
 
 from __future__ import annotations
 
@@ -14,8 +13,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import numpy as np
 
-from engine.errors import MeshsimError
-from engine.swf import SWFHeader
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.swf import SWFHeader
 
 
 @dataclass(frozen=True)

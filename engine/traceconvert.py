@@ -1,10 +1,9 @@
-"""``meshsim trace convert``: cut a time window or a calendar month out of a trace and write it
-as SWF, CSV or JSON lines.
+"""``meshsim trace convert``: cut a time window or a calendar month out of a trace and write it as
+SWF, CSV or JSON lines.
 
-Jobs are selected by submit time in [start, end). The cut is rebased so its window starts at
-time 0: submit times are shifted and the header's UnixStartTime moves by the same amount (and
-says so in a Note), so dates computed from the cut equal those of the original.
-"""
+Jobs are selected by submit time in [start, end). The cut is rebased so its window starts at time 0:
+submit times are shifted and the header's UnixStartTime moves by the same amount (and says so in a
+Note), so dates computed from the cut equal those of the original."""
 
 from __future__ import annotations
 
@@ -15,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import swf
-from engine.errors import MeshsimError
-from engine.outputs import write_text
-from engine.traceclock import TraceClock
+from meshsim.engine import swf
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.outputs import write_text
+from meshsim.engine.traceclock import TraceClock
 
 FORMATS = ("swf", "csv", "jsonl")
 

@@ -1,9 +1,8 @@
 """``meshsim trace info``: what is in a trace, computed from the normalized jobs.
 
-Everything is plain data (a dict of numbers and small tables) so the CLI can print it as tables
-and tests can check it. Sizes are in trace processors; offered load is
-Σ processors × runtime / (processors of the machine × span of submit times to last end).
-"""
+Everything is plain data (a dict of numbers and small tables) so the CLI can print it as tables and
+tests can check it. Sizes are in trace processors; offered load is Σ processors × runtime /
+(processors of the machine × span of submit times to last end)."""
 
 from __future__ import annotations
 
@@ -11,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from engine.machines import flat_machine, power_of_two_label
-from engine.swf import SWFTrace
-from engine.traceclock import TraceClock
-from engine.workload import from_swf
+from meshsim.engine.machines import flat_machine, power_of_two_label
+from meshsim.engine.swf import SWFTrace
+from meshsim.engine.traceclock import TraceClock
+from meshsim.engine.workload import from_swf
 
 PERCENTILES = (10, 25, 50, 75, 90, 99)
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")

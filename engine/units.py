@@ -8,10 +8,9 @@ A *unit* is what fails, gets repaired or is reserved, and what the machine map d
 - on a ``flat`` machine a node, named by its number ``0`` … ``N-1``.
 
 Everywhere the raw cell index (a plain integer) is accepted too. :func:`unit_name` and
-:func:`unit_cell` are inverse to each other on every unit; :func:`block_cells` reads the block of
-a reservation (a list of units, a box ``"0,0 4x4"`` on grids, or a partition name such as
-``"1K R00-M0..R00-M1"`` as the partition menu names them).
-"""
+:func:`unit_cell` are inverse to each other on every unit; :func:`block_cells` reads the block of a
+reservation (a list of units, a box ``"0,0 4x4"`` on grids, or a partition name such as ``"1K
+R00-M0..R00-M1"`` as the partition menu names them)."""
 
 from __future__ import annotations
 
@@ -21,25 +20,24 @@ from dataclasses import dataclass
 from itertools import product
 from typing import TYPE_CHECKING
 
-from engine.errors import MeshsimError
+from meshsim.engine.errors import MeshsimError
 
 if TYPE_CHECKING:
-    from engine.machines import Machine
+    from meshsim.engine.machines import Machine
 
 _BOX = re.compile(r"^\(?\s*(\d+(?:\s*,\s*\d+)*)\s*\)?\s+(\d+(?:\s*x\s*\d+)*)$")
 
 
 @dataclass(frozen=True)
 class UnitInfo:
-    """What the unit inspector shows (:meth:`engine.simulation.Simulation.unit_info`).
+    """What the unit inspector shows (:meth:`meshsim.engine.simulation.Simulation.unit_info`).
 
     ``state`` is ``free``, ``busy``, ``down`` or ``reserved`` (service nodes that are never
-    allocated show as reserved). ``job_index``/``job_id``/``placement`` describe the job on a
-    busy unit. ``blocks`` names, on partition machines, the other partitions made unusable by
-    the unit's job (overlap or wiring) or, for a down or reserved midplane, the partitions that
-    use it; it is empty on other machines. ``until`` is the end of the latest reservation
-    covering the unit (a busy unit under a reservation is reserved when its job ends).
-    """
+    allocated show as reserved). ``job_index``/``job_id``/``placement`` describe the job on a busy
+    unit. ``blocks`` names, on partition machines, the other partitions made unusable by the unit's
+    job (overlap or wiring) or, for a down or reserved midplane, the partitions that use it; it is
+    empty on other machines. ``until`` is the end of the latest reservation covering the unit (a
+    busy unit under a reservation is reserved when its job ends)."""
 
     cell: int
     name: str
@@ -69,8 +67,8 @@ def unit_name(machine: Machine, cell: int) -> str:
 
 
 def unit_cell(machine: Machine, text: str | int) -> int:
-    """The cell index of a unit given by name (see the module docstring) or by raw index; an
-    unknown unit is a :class:`MeshsimError` naming it and the machine."""
+    """The cell index of a unit given by name (see the module docstring) or by raw index; an unknown
+    unit is a :class:`MeshsimError` naming it and the machine."""
     if isinstance(text, int) and not isinstance(text, bool):
         return _check(machine, text)
     raw = str(text).strip()
@@ -91,10 +89,10 @@ def unit_cell(machine: Machine, text: str | int) -> int:
 
 
 def block_cells(machine: Machine, block: str | Sequence[str | int]) -> tuple[int, ...]:
-    """The cells of a reservation block, sorted and without repeats. ``block`` is a list of
-    units, or one string: a partition name of the menu (partition machines), a box
-    ``"x,y WxH"`` / ``"x,y,z AxBxC"`` (grids; it wraps around on tori and must fit on meshes),
-    or units separated by spaces."""
+    """The cells of a reservation block, sorted and without repeats. ``block`` is a list of units,
+    or one string: a partition name of the menu (partition machines), a box ``"x,y WxH"`` / ``"x,y,z
+    AxBxC"`` (grids; it wraps around on tori and must fit on meshes), or units separated by
+    spaces."""
     if not isinstance(block, str):
         cells = [unit_cell(machine, u) for u in block]
     else:
@@ -106,7 +104,7 @@ def block_cells(machine: Machine, block: str | Sequence[str | int]) -> tuple[int
 
 def _block_from_text(machine: Machine, text: str) -> list[int]:
     if machine.topology == "partitions":
-        from engine.partitions.menu import build_menu
+        from meshsim.engine.partitions.menu import build_menu
 
         for p in build_menu(machine.spec).partitions:
             if p.name == text:

@@ -5,14 +5,13 @@ Normalization from SWF is stated once here and used everywhere (DESIGN.md, "Work
 - size = requested processors (field 8) if > 0, else allocated processors (field 5); the machine
   size in nodes is ``ceil(processors / procs_per_unit)``;
 - runtime = field 4, never truncated; estimate = requested time (field 9) if > 0, else the runtime;
-- a job with size ≤ 0, runtime < 0, or more nodes than the machine has is skipped, and every skip
-  is counted by reason (``size_not_positive``, ``runtime_negative``, ``larger_than_machine``;
+- a job with size ≤ 0, runtime < 0, or more nodes than the machine has is skipped, and every skip is
+  counted by reason (``size_not_positive``, ``runtime_negative``, ``larger_than_machine``;
   ``malformed_line`` for lines a lenient read dropped);
 - jobs are ordered by (submit time, job number); gaps in job numbers are normal.
 
-Transforms return new workloads: ``load_factor`` F divides the time since the first submit by F
-(t0 + (submit − t0) / F), ``runtime_scale`` C multiplies runtimes and estimates by C.
-"""
+Transforms return new workloads: ``load_factor`` F divides the time since the first submit by F (t0
++ (submit − t0) / F), ``runtime_scale`` C multiplies runtimes and estimates by C."""
 
 from __future__ import annotations
 
@@ -21,10 +20,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from engine import swf
-from engine.errors import MeshsimError
-from engine.jobs import Job
-from engine.machines import Machine
+from meshsim.engine import swf
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import Machine
 
 SKIP_REASONS = ("malformed_line", "size_not_positive", "runtime_negative", "larger_than_machine")
 """Every reason a job can be skipped, in the order reports list them."""
@@ -55,9 +54,8 @@ class Workload:
 
     ``shapes`` (n × d, ``-1`` for none) holds requested boxes on meshes and tori when the workload
     gives them; ``records`` keeps the source SWF rows (n × 18) when there are any, so a simulated
-    schedule can be written back as SWF; ``skipped`` counts dropped jobs by reason; ``attrs``
-    holds further per-job columns a generator provides for a runtime model (``iterations``,
-    ``io_share``).
+    schedule can be written back as SWF; ``skipped`` counts dropped jobs by reason; ``attrs`` holds
+    further per-job columns a generator provides for a runtime model (``iterations``, ``io_share``).
     """
 
     name: str

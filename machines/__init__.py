@@ -1,1 +1,2 @@
-"""Machine definitions, one TOML file each; read them with :func:`engine.machines.load_machine`."""
+"""Machine definitions, one TOML file each; read them with
+:func:`meshsim.engine.machines.load_machine`."""

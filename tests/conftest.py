@@ -1,16 +1,22 @@
-"""Shared fixtures: where the real traces are, and tiny hand-written inputs."""
+"""Shared fixtures: where the real traces are, and tiny hand-written inputs.
 
+The real traces in ``../shared/traces`` are put on meshsim's trace search path
+(``MESHSIM_TRACES``) for the tests and every process they start; shipped code never looks there
+by itself (:mod:`meshsim.engine.tracepath`).
+"""
+
+import os
 from pathlib import Path
 
 import pytest
-
-import engine.catalog  # noqa: F401  (fill every registry)
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
 SHARED_TRACES = ROOT.parent / "shared" / "traces"
 NASA = SHARED_TRACES / "NASA-iPSC-1993-3.1-cln.swf"
 LUBLIN = SHARED_TRACES / "lublin_256.swf"
+
+os.environ.setdefault("MESHSIM_TRACES", str(SHARED_TRACES))
 
 
 def require_trace(path: Path) -> Path:

@@ -1,11 +1,10 @@
 """The meshsim operator console (``meshsim tui``).
 
-One engine process alone drives the simulation (:class:`~tui.driver.Driver` in
-:mod:`tui.engine_process`); the UI sends it picklable commands (:mod:`tui.tasks`) and renders the
-immutable frames it publishes (DESIGN.md, "Console"; style anchors §1.4 and §1.7). Every key and
-command-palette entry is an action below; actions that change the run go into the session's
-action log, so a saved scenario replays to the same results.
-"""
+One engine process alone drives the simulation (:class:`~meshsim.tui.driver.Driver` in
+:mod:`meshsim.tui.engine_process`); the UI sends it picklable commands (:mod:`meshsim.tui.tasks`)
+and renders the immutable frames it publishes (DESIGN.md, "Console"; style anchors §1.4 and §1.7).
+Every key and command-palette entry is an action below; actions that change the run go into the
+session's action log, so a saved scenario replays to the same results."""
 
 from __future__ import annotations
 
@@ -22,29 +21,30 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import TabbedContent, TabPane
 
-from engine.actions import Action, Cancel, Hold, ReleaseHold, SetPolicy, Submit
-from engine.errors import MeshsimError
-from engine.runcase import RunOptions
-from engine.session import Session
-from tui import commands, tasks
-from tui.driver import Command, Frame, Live
-from tui.engine_process import EngineProcess, Opening
-from tui.widgets.event_log import EventLog
-from tui.widgets.footer import ConsoleFooter
-from tui.widgets.machine_map import MachineMap
-from tui.widgets.metrics_pane import MetricsPane
-from tui.widgets.queue_list import QueueList
-from tui.widgets.running_table import RunningTable
-from tui.widgets.status_bar import StatusBar
-from tui.widgets.timeline import Timeline
+from meshsim.engine.actions import Action, Cancel, Hold, ReleaseHold, SetPolicy, Submit
+from meshsim.engine.bundled import bundled_file
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.runcase import RunOptions
+from meshsim.engine.session import Session
+from meshsim.tui import commands, tasks
+from meshsim.tui.driver import Command, Frame, Live
+from meshsim.tui.engine_process import EngineProcess, Opening
+from meshsim.tui.widgets.event_log import EventLog
+from meshsim.tui.widgets.footer import ConsoleFooter
+from meshsim.tui.widgets.machine_map import MachineMap
+from meshsim.tui.widgets.metrics_pane import MetricsPane
+from meshsim.tui.widgets.queue_list import QueueList
+from meshsim.tui.widgets.running_table import RunningTable
+from meshsim.tui.widgets.status_bar import StatusBar
+from meshsim.tui.widgets.timeline import Timeline
 
 SPEEDS = (1.0, 10.0, 60.0, 600.0, 3600.0, 21600.0, 86400.0, math.inf)
 """Live speeds (simulated seconds per wall second) that ``+`` and ``-`` step through."""
 
 
 class FrameReady(Message):
-    """A frame from the engine; a newer one replaces an unprocessed older one, unless the older
-    one answers a command (its result or error is never dropped)."""
+    """A frame from the engine; a newer one replaces an unprocessed older one, unless the older one
+    answers a command (its result or error is never dropped)."""
 
     def __init__(self, frame: Frame) -> None:
         super().__init__()
@@ -85,7 +85,7 @@ def _binding(
 class MeshsimApp(App[None]):
     """Queue, machine map, running jobs, metrics, timeline and event log of one live run."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = bundled_file("meshsim.tui", "app.tcss")
     TITLE = "meshsim"
     BINDINGS: ClassVar[list[BindingType]] = [
         _binding(
@@ -149,8 +149,8 @@ class MeshsimApp(App[None]):
         self._speed_index = len(SPEEDS) - 1
         self._metrics_shown: dict[str, float | int] | None = None
         self._panes: tuple[Any, ...] | None = None
-        """The panes a frame updates, found once instead of by five DOM queries per frame
-        (0.65 ms of each live frame under cProfile)."""
+        """The panes a frame updates, found once instead of by five DOM queries per frame (0.65 ms
+        of each live frame under cProfile)."""
 
     # ------------------------------------------------------------------ layout
 
@@ -196,8 +196,8 @@ class MeshsimApp(App[None]):
         self.notify(message.reason, title="engine", severity="error", timeout=30)
 
     def send(self, command: Command | Live, label: str = "") -> None:
-        """Queue work for the engine process (the UI never touches the session itself); a
-        command must pickle (:mod:`tui.tasks`)."""
+        """Queue work for the engine process (the UI never touches the session itself); a command
+        must pickle (:mod:`meshsim.tui.tasks`)."""
         try:
             if self._engine_ended is not None:
                 raise MeshsimError(f"{self._engine_ended}; quit with q")
@@ -214,9 +214,9 @@ class MeshsimApp(App[None]):
     @on(FrameReady)
     def show_frame(self, message: FrameReady) -> None:
         """Render a frame: status, map, running jobs, queue and the visible lower tab. Live, the
-        metrics tab is redrawn only when the frame brings fresh result metrics (the driver
-        computes them every ``METRICS_EVERY`` seconds): its sparklines and values were a fifth
-        of a live frame's drawing; paused, every frame redraws it."""
+        metrics tab is redrawn only when the frame brings fresh result metrics (the driver computes
+        them every ``METRICS_EVERY`` seconds): its sparklines and values were a fifth of a live
+        frame's drawing; paused, every frame redraws it."""
         frame = message.frame
         self.frame = frame
         snap = frame.snapshot
@@ -464,8 +464,8 @@ def make_app(
     fps: float = 15.0,
     start_live: bool = False,
 ) -> MeshsimApp:
-    """The console on ``options`` (or on a saved scenario, reopened at its position): its
-    engine process is running and has built the session when this returns (a bad input raises
-    the :class:`MeshsimError` here, before any screen)."""
+    """The console on ``options`` (or on a saved scenario, reopened at its position): its engine
+    process is running and has built the session when this returns (a bad input raises the
+    :class:`MeshsimError` here, before any screen)."""
     engine = EngineProcess(Opening(options, scenario, fps=fps))
     return MeshsimApp(engine, start_live=start_live)

@@ -1,32 +1,31 @@
 """Console benchmarks for ``meshsim bench --console`` (issue 7, "Speed").
 
-Each scenario runs in a fresh interpreter (``python -m tui.bench NAME``) and prints one JSON
-object: its raw measurements and ``figures``, rows of (figure, measured, target, met) that the
-command line prints as they are. The console runs headless (``App.run_test``) at 160×50, so the
-figures include Textual's layout and rendering but not a terminal's drawing. As in ``meshsim
-tui``, the console is two processes: the UI, and the engine process it starts
-(:mod:`tui.engine_process`).
+Each scenario runs in a fresh interpreter (``python -m tui.bench NAME``) and prints one JSON object:
+its raw measurements and ``figures``, rows of (figure, measured, target, met) that the command line
+prints as they are. The console runs headless (``App.run_test``) at 160×50, so the figures include
+Textual's layout and rendering but not a terminal's drawing. As in ``meshsim tui``, the console is
+two processes: the UI, and the engine process it starts (:mod:`meshsim.tui.engine_process`).
 
-- ``console-live``: Intrepid and its default synthetic workload, live at the fastest speed from
-  the first event to the last: frames per second the engine published and the UI drew (the
-  smaller of the two counts), events per second simulated (over three runs), next to the engine
-  alone on the same run; the CPU time of each process.
+- ``console-live``: Intrepid and its default synthetic workload, live at the fastest speed from the
+  first event to the last: frames per second the engine published and the UI drew (the smaller of
+  the two counts), events per second simulated (over three runs), next to the engine alone on the
+  same run; the CPU time of each process.
 - ``console-frame``: 50,000 waiting jobs on mesh32: one frame, i.e. a snapshot (with the result
-  metrics), its encoding for the pipe, its decoding, the update of every pane, a layout pass and
-  a full redraw of the screen, for each of the three lower tabs; the median of repeats, one
-  event apart. All parts run here, one after the other (the pipe's own copy is not counted): the
-  first two are the engine process's share of a frame, the rest the UI's.
-- ``console-memory``: a 100,000-job live run (flat:1024, FCFS + EASY): the console's resident
-  memory — the UI process's plus the engine process's, each read from ``/proc`` — at the first
-  frame, halfway and at the end, and the growth of the memory Python holds for live objects in
-  both processes together (the engine's counted by a command it runs), next to the same run
-  without the console (``engine-memory``, in its own interpreter). The target and its allowance
-  are those of the single-process console: the two processes together may grow less than
-  :data:`MEMORY_SLACK_MB` beyond the engine alone's growth. The notes split the UI process's
-  growth into Rich's text-width cache filling up and the rest.
+  metrics), its encoding for the pipe, its decoding, the update of every pane, a layout pass and a
+  full redraw of the screen, for each of the three lower tabs; the median of repeats, one event
+  apart. All parts run here, one after the other (the pipe's own copy is not counted): the first two
+  are the engine process's share of a frame, the rest the UI's.
+- ``console-memory``: a 100,000-job live run (flat:1024, FCFS + EASY): the console's resident memory
+  — the UI process's plus the engine process's, each read from ``/proc`` — at the first frame,
+  halfway and at the end, and the growth of the memory Python holds for live objects in both
+  processes together (the engine's counted by a command it runs), next to the same run without the
+  console (``engine-memory``, in its own interpreter). The target and its allowance are those of the
+  single-process console: the two processes together may grow less than
+  :data:`MEMORY_SLACK_MB` beyond the engine alone's growth. The notes split the UI process's growth
+  into Rich's text-width cache filling up and the rest.
 - ``console-memory-by-length``: the UI process's share of that growth after runs of
-  :data:`MEMORY_LENGTHS` jobs, each in its own interpreter: a reference that shows whether the
-  share grows with the run or stops once the screen and the caches are full.
+  :data:`MEMORY_LENGTHS` jobs, each in its own interpreter: a reference that shows whether the share
+  grows with the run or stops once the screen and the caches are full.
 """
 
 from __future__ import annotations
@@ -44,8 +43,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.bench import Scenario
-from engine.registry import Registry
+from meshsim.engine.bench import Scenario
+from meshsim.engine.registry import Registry
 
 SIZE = (160, 50)
 """Terminal size the console benchmarks run at."""
@@ -68,8 +67,8 @@ beyond the engine's own growth, at the end of the run than at its first frame.""
 
 MEMORY_SLACK_MB = 5.0
 """``console-memory`` counts as flat when, from the first frame to the end, the console's resident
-memory grows by less than this beyond what the same run grows by without the console (the
-engine keeps a record per job, so its own memory grows with the run)."""
+memory grows by less than this beyond what the same run grows by without the console (the engine
+keeps a record per job, so its own memory grows with the run)."""
 
 MEMORY_LENGTHS = (10_000, MEMORY_JOBS, 300_000)
 """Job counts of ``console-memory-by-length``: the ``console-memory`` run, shorter and longer."""
@@ -102,8 +101,8 @@ def scenario(name: str, description: str, target: str):  # type: ignore[no-untyp
 
 
 def rss_mb(pid: int | None = None) -> float:
-    """The resident memory of process ``pid`` (this one by default) now, in MB (Linux
-    ``/proc``; NaN elsewhere)."""
+    """The resident memory of process ``pid`` (this one by default) now, in MB (Linux ``/proc``; NaN
+    elsewhere)."""
     statm = Path(f"/proc/{pid or 'self'}/statm")
     if not statm.exists():
         return math.nan
@@ -113,8 +112,8 @@ def rss_mb(pid: int | None = None) -> float:
 
 
 def cpu_s(pid: int) -> float:
-    """The CPU time process ``pid`` has used, user and system, in seconds (Linux ``/proc``, in
-    clock ticks; NaN elsewhere)."""
+    """The CPU time process ``pid`` has used, user and system, in seconds (Linux ``/proc``, in clock
+    ticks; NaN elsewhere)."""
     stat = Path(f"/proc/{pid}/stat")
     if not stat.exists():
         return math.nan
@@ -138,10 +137,9 @@ async def _live_run(
     at_ends: Callable[[Any], Awaitable[None]] = _nothing,
 ) -> dict[str, float]:
     """Drive ``app`` headless: wait until the first frame is drawn, go live at the fastest speed,
-    wait for the end of the run (``at_ends`` runs just before going live and once the run is
-    done).
-    From going live to the end: the wall time, events, frames published and drawn, and the CPU
-    time of the UI thread (this one), of the UI process and of the engine process."""
+    wait for the end of the run (``at_ends`` runs just before going live and once the run is done).
+    From going live to the end: the wall time, events, frames published and drawn, and the CPU time
+    of the UI thread (this one), of the UI process and of the engine process."""
     engine = app.engine
     async with app.run_test(size=SIZE) as pilot:
         while app.frames_drawn == 0:
@@ -170,8 +168,8 @@ async def _live_run(
 
 
 async def ask(pilot: Any, app: Any, question: Callable[[Any], Any], label: str) -> Any:
-    """The engine's answer to ``question`` (a picklable function of the session), asked while
-    the console is paused."""
+    """The engine's answer to ``question`` (a picklable function of the session), asked while the
+    console is paused."""
     app.send(question, label)
     while app.frame.label != label:
         await pilot.pause(0.02)
@@ -184,10 +182,9 @@ async def ask(pilot: Any, app: Any, question: Callable[[Any], Any], label: str) 
     f">= {LIVE_FPS:g} frames/s while >= {LIVE_EVENTS:,.0f} events/s",
 )
 def console_live() -> dict[str, Any]:
-    import engine.catalog  # noqa: F401
-    from engine.runcase import RunOptions
-    from engine.session import Session
-    from tui.app import make_app
+    from meshsim.engine.runcase import RunOptions
+    from meshsim.engine.session import Session
+    from meshsim.tui.app import make_app
 
     options = RunOptions()
     alone = Session(options)
@@ -255,15 +252,14 @@ def console_live() -> dict[str, Any]:
 
 
 def waiting_session(waiting: int = WAITING) -> Any:
-    """A mesh32 session at time 0 after the arrival of ``waiting`` + 1 jobs (seeded), each
-    larger than half the machine: one runs, ``waiting`` wait."""
+    """A mesh32 session at time 0 after the arrival of ``waiting`` + 1 jobs (seeded), each larger
+    than half the machine: one runs, ``waiting`` wait."""
     import numpy as np
 
-    import engine.catalog  # noqa: F401
-    from engine.machines import load_machine
-    from engine.runcase import RunOptions
-    from engine.session import Session
-    from engine.workload import from_columns
+    from meshsim.engine.machines import load_machine
+    from meshsim.engine.runcase import RunOptions
+    from meshsim.engine.session import Session
+    from meshsim.engine.workload import from_columns
 
     machine = load_machine("mesh32")
     n = waiting + 1
@@ -286,22 +282,22 @@ bytes for the pipe), then the UI's (the frame back from the bytes, every pane, l
 
 async def _frame_times(session: Any) -> tuple[dict[str, dict[str, float]], float]:
     """Median milliseconds of each part of one frame (:data:`FRAME_PARTS`), per lower tab, each
-    frame one event after the last (a job ends and the next starts, so the map, the tables and
-    the queue change): the driver's frame (snapshot and result metrics), its encoding and
-    decoding, the app's frame handler (every pane updated), then Textual's layout pass and a
-    full redraw of the screen (``Screen._refresh_layout`` and ``render_update(full=True)``,
-    private Textual calls: what its refresh timer runs, done here at once so that no idle time
-    is counted). The frames come from ``session`` here, not from the app's own engine process
-    (which stays paused on the same machine). They cross one encoder and decoder, as in a
-    running console, which has already sent its first frame: the wire sends each waiting job
-    once (:mod:`tui.wire`). The first frame's encoding and decoding, which carry every waiting
-    job, are timed apart (``first_wire_ms``)."""
+    frame one event after the last (a job ends and the next starts, so the map, the tables and the
+    queue change): the driver's frame (snapshot and result metrics), its encoding and decoding, the
+    app's frame handler (every pane updated), then Textual's layout pass and a full redraw of the
+    screen (``Screen._refresh_layout`` and ``render_update(full=True)``, private Textual calls: what
+    its refresh timer runs, done here at once so that no idle time is counted). The frames come from
+    ``session`` here, not from the app's own engine process (which stays paused on the same
+    machine). They cross one encoder and decoder, as in a running console, which has already sent
+    its first frame: the wire sends each waiting job once (:mod:`meshsim.tui.wire`). The first
+    frame's encoding and decoding, which carry every waiting job, are timed apart
+    (``first_wire_ms``)."""
     from textual.widgets import TabbedContent
 
-    from engine.runcase import RunOptions
-    from tui.app import FrameReady, make_app
-    from tui.driver import Driver
-    from tui.wire import FrameDecoder, FrameEncoder
+    from meshsim.engine.runcase import RunOptions
+    from meshsim.tui.app import FrameReady, make_app
+    from meshsim.tui.driver import Driver
+    from meshsim.tui.wire import FrameDecoder, FrameEncoder
 
     app = make_app(RunOptions(machine=session.machine.name))
     driver = Driver(session, lambda frame: None)
@@ -384,8 +380,7 @@ def console_frame() -> dict[str, Any]:
 def _memory_options(folder: str, jobs: int = MEMORY_JOBS) -> Any:
     """The ``console-memory`` run: flat:1024, FCFS + EASY, :func:`memory_workload` (written to
     ``folder``, which must outlive the building of the session)."""
-    import engine.catalog  # noqa: F401
-    from engine.runcase import RunOptions
+    from meshsim.engine.runcase import RunOptions
 
     spec = Path(folder) / f"flat-{jobs}.toml"
     spec.write_text(memory_workload(jobs), encoding="utf-8")
@@ -398,9 +393,9 @@ def engine_blocks(session: Any) -> int:
 
 
 def python_blocks() -> int:
-    """Memory blocks Python's allocator holds for live objects, after a full collection: what
-    the process keeps, unlike its resident memory, which also counts freed memory the allocator
-    has not returned to the system."""
+    """Memory blocks Python's allocator holds for live objects, after a full collection: what the
+    process keeps, unlike its resident memory, which also counts freed memory the allocator has not
+    returned to the system."""
     import gc
 
     gc.collect()
@@ -414,8 +409,8 @@ TEXT_WIDTH_ENTRY_BLOCKS = 3
 
 def text_width_entries() -> int:
     """Entries in Rich's text-width cache (``rich.cells.cached_cell_len``, an ``lru_cache``):
-    every distinct text the console draws passes through it, because Textual measures each
-    segment it crops or divides."""
+    every distinct text the console draws passes through it, because Textual measures each segment
+    it crops or divides."""
     from rich.cells import cached_cell_len
 
     return cached_cell_len.cache_info().currsize
@@ -448,7 +443,7 @@ def _rss_at_thirds(samples: list[tuple[int, float]], events: int) -> dict[str, f
     "(reference for console-memory)",
 )
 def engine_memory() -> dict[str, Any]:
-    from engine.session import Session
+    from meshsim.engine.session import Session
 
     with tempfile.TemporaryDirectory() as folder:
         session = Session(_memory_options(folder))
@@ -481,8 +476,8 @@ def _memory_figure(who: str, rss: dict[str, float], target: str, met: str) -> li
     f"flat: the console adds < {MEMORY_SLACK_MB:g} MB over the run beyond the engine's own growth",
 )
 def console_memory() -> dict[str, Any]:
-    from tui.app import make_app
-    from tui.bench import engine_blocks  # by its module's name, even when run as __main__
+    from meshsim.tui.app import make_app
+    from meshsim.tui.bench import engine_blocks  # by its module's name, even when run as __main__
 
     with tempfile.TemporaryDirectory() as folder:
         app = make_app(_memory_options(folder))
@@ -579,9 +574,9 @@ def console_memory_by_length() -> dict[str, Any]:
 
 
 def ui_blocks(jobs: int) -> dict[str, Any]:
-    """The ``console-memory`` run with ``jobs`` jobs, UI process only: its growth in Python
-    blocks from the first frame to the end, the frames it drew and Rich's text-width cache."""
-    from tui.app import make_app
+    """The ``console-memory`` run with ``jobs`` jobs, UI process only: its growth in Python blocks
+    from the first frame to the end, the frames it drew and Rich's text-width cache."""
+    from meshsim.tui.app import make_app
 
     with tempfile.TemporaryDirectory() as folder:
         app = make_app(_memory_options(folder, jobs))
@@ -602,10 +597,10 @@ def ui_blocks(jobs: int) -> dict[str, Any]:
 
 
 def run_child(name: str, *args: str) -> dict[str, Any]:
-    """Run console scenario ``name`` (or the :data:`UI_BLOCKS` command with its ``args``) in a
-    fresh interpreter and return its measurements."""
+    """Run console scenario ``name`` (or the :data:`UI_BLOCKS` command with its ``args``) in a fresh
+    interpreter and return its measurements."""
     done = subprocess.run(
-        [sys.executable, "-m", "tui.bench", name, *args],
+        [sys.executable, "-m", "meshsim.tui.bench", name, *args],
         check=True,
         capture_output=True,
         text=True,

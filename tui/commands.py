@@ -1,6 +1,6 @@
 """What the console's keys and palette entries do, apart from the layout: the forms that ask for
 values, and the reports that show what came back. The engine commands the forms turn into are in
-:mod:`tui.tasks` (they run in the engine process, never in the UI's)."""
+:mod:`meshsim.tui.tasks` (they run in the engine process, never in the UI's)."""
 
 from __future__ import annotations
 
@@ -15,23 +15,23 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import SystemCommand
 
-from engine.actions import Action, Fail, Repair
-from engine.allocation import ALLOCATORS
-from engine.errors import MeshsimError
-from engine.machines import Machine
-from engine.scheduling.backfill import BACKFILLS
-from engine.scheduling.disciplines import DISCIPLINES
-from engine.scheduling.orders import QUEUE_ORDERS
-from engine.session import JobDetails
-from engine.units import UnitInfo, unit_name
-from tui.driver import Frame
-from tui.format import clock, duration, number, shape_text
-from tui.screens.form import FormScreen
-from tui.screens.report import ReportScreen
-from tui.tasks import WhatIf, WhatIfResult
+from meshsim.engine.actions import Action, Fail, Repair
+from meshsim.engine.allocation import ALLOCATORS
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.machines import Machine
+from meshsim.engine.scheduling.backfill import BACKFILLS
+from meshsim.engine.scheduling.disciplines import DISCIPLINES
+from meshsim.engine.scheduling.orders import QUEUE_ORDERS
+from meshsim.engine.session import JobDetails
+from meshsim.engine.units import UnitInfo, unit_name
+from meshsim.tui.driver import Frame
+from meshsim.tui.format import clock, duration, number, shape_text
+from meshsim.tui.screens.form import FormScreen
+from meshsim.tui.screens.report import ReportScreen
+from meshsim.tui.tasks import WhatIf, WhatIfResult
 
 if TYPE_CHECKING:
-    from tui.app import MeshsimApp
+    from meshsim.tui.app import MeshsimApp
 
 POLICY_FIELDS = (
     ("queue", "queue order", QUEUE_ORDERS),
@@ -54,8 +54,8 @@ def parse_duration(text: str, what: str) -> float:
 
 
 def parse_target(text: str) -> tuple[str, float]:
-    """A go-to target: ``#123`` or ``event 123`` (an event number), ``+2h`` (that much later),
-    ``day 3 12:00`` or a number of seconds (a simulated time)."""
+    """A go-to target: ``#123`` or ``event 123`` (an event number), ``+2h`` (that much later), ``day
+    3 12:00`` or a number of seconds (a simulated time)."""
     raw = text.strip().lower()
     event = re.match(r"^(?:#|e|event)\s*(\d+)$", raw)
     if event:

@@ -1,22 +1,21 @@
 """The one worker that drives a live simulation (DESIGN.md, "Console").
 
-:class:`Driver` owns the :class:`~engine.session.Session`. Nothing else touches it: commands
+:class:`Driver` owns the :class:`~meshsim.engine.session.Session`. Nothing else touches it: commands
 come in through a thread-safe queue (:meth:`Driver.send`), and the driver answers with immutable
-:class:`Frame`\\ s through a ``publish`` callback. The console runs the driver in a process of
-its own (:mod:`tui.engine_process`), so the engine and the UI each have a core and an
+:class:`Frame`\\ s through a ``publish`` callback. The console runs the driver in a process of its
+own (:mod:`meshsim.tui.engine_process`), so the engine and the UI each have a core and an
 interpreter lock, and the driver never waits for the UI.
 
-In pause mode the driver waits for commands; each command is followed by one frame. In live mode
-it advances the simulation in chunks of :data:`CHUNK` events and publishes a frame every
-``1/fps`` seconds of wall time, at a chosen speed in simulated seconds per wall second, or as
-fast as it can (``speed = inf``). A command received while live is carried out between two
-frames. A command that raises is answered by a frame with the error (a :class:`MeshsimError`'s
-message, or the type and message of any other exception); the session stays usable.
+In pause mode the driver waits for commands; each command is followed by one frame. In live mode it
+advances the simulation in chunks of :data:`CHUNK` events and publishes a frame every ``1/fps``
+seconds of wall time, at a chosen speed in simulated seconds per wall second, or as fast as it can
+(``speed = inf``). A command received while live is carried out between two frames. A command that
+raises is answered by a frame with the error (a :class:`MeshsimError`'s message, or the type and
+message of any other exception); the session stays usable.
 
-Frames cross the pipe as bytes made by :mod:`tui.wire`.
+Frames cross the pipe as bytes made by :mod:`meshsim.tui.wire`.
 
-This module does not import Textual, so it is tested on its own.
-"""
+This module does not import Textual, so it is tested on its own."""
 
 from __future__ import annotations
 
@@ -27,21 +26,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import MeshsimError
-from engine.session import Session
-from engine.simulation import Snapshot
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.session import Session
+from meshsim.engine.simulation import Snapshot
 
 Command = Callable[[Session], Any]
 """Work for the engine worker: it gets the session; what it returns goes back in the frame. The
-console's commands must pickle (module-level functions, :func:`functools.partial`, methods of
-frozen dataclasses; see :mod:`tui.tasks`)."""
+console's commands must pickle (module-level functions, :func:`functools.partial`, methods of frozen
+dataclasses; see :mod:`meshsim.tui.tasks`)."""
 
 CHUNK = 64
 """Events processed between two looks at the wall clock in live mode."""
 
 METRICS_EVERY = 0.5
-"""Wall seconds between two computations of the result metrics in live mode (about 3 ms each
-on a 10,000-job Intrepid month); paused frames always carry fresh ones."""
+"""Wall seconds between two computations of the result metrics in live mode (about 3 ms each on a
+10,000-job Intrepid month); paused frames always carry fresh ones."""
 
 
 @dataclass(frozen=True)
@@ -187,9 +186,9 @@ class Driver:
                 return
 
     def _live_frame(self) -> None:
-        """Advance until the next frame is due (at least one chunk), then publish. Frames are
-        due every ``1/fps`` seconds from going live; a frame that comes late moves the ones
-        after it, so frames never bunch up."""
+        """Advance until the next frame is due (at least one chunk), then publish. Frames are due
+        every ``1/fps`` seconds from going live; a frame that comes late moves the ones after it, so
+        frames never bunch up."""
         session = self.session
         deadline = self._deadline
         if math.isinf(self.speed):

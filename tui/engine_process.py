@@ -1,37 +1,36 @@
 """The console's engine in a process of its own (DESIGN.md, "Console").
 
-The engine and the UI used to share one interpreter lock, so every millisecond the UI spent
-drawing was a millisecond the engine stood still. Now :class:`EngineProcess` (UI side) starts a
-child process that builds the :class:`~engine.session.Session` from an :class:`Opening` — the run
+The engine and the UI used to share one interpreter lock, so every millisecond the UI spent drawing
+was a millisecond the engine stood still. Now :class:`EngineProcess` (UI side) starts a child
+process that builds the :class:`~meshsim.engine.session.Session` from an :class:`Opening` — the run
 options or a scenario file, and the UI's working directory — and runs a
-:class:`~tui.driver.Driver` on it: each process has a core and a lock of its own.
+:class:`~meshsim.tui.driver.Driver` on it: each process has a core and a lock of its own.
 
-Start method: ``forkserver`` with :data:`PRELOAD`. The UI process has threads (Textual's, the
-frame reader), and forking a threaded process can copy a lock another thread holds; the fork
-server is a fresh single-threaded interpreter that imports the engine once and then forks each
-engine process in milliseconds (``spawn`` would import everything again for each console).
-Where ``forkserver`` does not exist, ``spawn``.
+Start method: ``forkserver`` with :data:`PRELOAD`. The UI process has threads (Textual's, the frame
+reader), and forking a threaded process can copy a lock another thread holds; the fork server is a
+fresh single-threaded interpreter that imports the engine once and then forks each engine process in
+milliseconds (``spawn`` would import everything again for each console). Where ``forkserver`` does
+not exist, ``spawn``.
 
 The wire: two one-way pipes. UI → engine: ``(label, command)`` pickled (commands are picklable,
-:mod:`tui.tasks`), ``None`` to stop. Engine → UI: one kind byte, then the payload —
-:data:`PAUSED`, :data:`LIVE` or :data:`ANSWER` (a frame that carries a command's result or
-error) followed by a :class:`~tui.wire.FrameEncoder` message, or :data:`FAILED` followed by a UTF-8
+:mod:`meshsim.tui.tasks`), ``None`` to stop. Engine → UI: one kind byte, then the payload —
+:data:`PAUSED`, :data:`LIVE` or :data:`ANSWER` (a frame that carries a command's result or error)
+followed by a :class:`~meshsim.tui.wire.FrameEncoder` message, or :data:`FAILED` followed by a UTF-8
 message (the engine could not start, or ended on an error).
 
-A reader thread in the UI process hands frames to the app. When the UI falls behind it reads
-every message waiting in the pipe but decodes and hands on only the newest frame, plus every
-frame that answers a command, in order: stale frames never queue up, answers are never dropped.
-A skipped frame's new waiting jobs are still taken (:meth:`~tui.wire.FrameDecoder.learn`): the
-wire sends each job once.
+A reader thread in the UI process hands frames to the app. When the UI falls behind it reads every
+message waiting in the pipe but decodes and hands on only the newest frame, plus every frame that
+answers a command, in order: stale frames never queue up, answers are never dropped. A skipped
+frame's new waiting jobs are still taken (:meth:`~meshsim.tui.wire.FrameDecoder.learn`):
+the wire sends each job once.
 
 Ending: :meth:`EngineProcess.stop` asks the loop to stop, waits :data:`STOP_WAIT` seconds, then
-terminates the process (a long export or what-if is abandoned). The engine process also ends
-when its command pipe closes (the UI process is gone), and ignores SIGINT (Ctrl-C belongs to the
-UI, which ends the engine itself). It never writes to the terminal: an exception becomes a
+terminates the process (a long export or what-if is abandoned). The engine process also ends when
+its command pipe closes (the UI process is gone), and ignores SIGINT (Ctrl-C belongs to the UI,
+which ends the engine itself). It never writes to the terminal: an exception becomes a
 :data:`FAILED` message or, inside a command, an error frame.
 
-This module does not import Textual.
-"""
+This module does not import Textual."""
 
 from __future__ import annotations
 
@@ -49,20 +48,20 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-import engine.catalog  # noqa: F401  (fill every registry before a session is built)
-from engine.errors import MeshsimError
-from engine.runcase import RunOptions
-from engine.session import Session
-from tui import tasks
-from tui.driver import Command, Driver, Frame, Live, error_text
-from tui.wire import FrameDecoder, FrameEncoder
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.runcase import RunOptions
+from meshsim.engine.session import Session
+from meshsim.tui import tasks
+from meshsim.tui.driver import Command, Driver, Frame, Live, error_text
+from meshsim.tui.wire import FrameDecoder, FrameEncoder
 
-PRELOAD = ["tui.engine_process"]
-"""What the fork server imports once for every engine process it forks."""
+PRELOAD = ["meshsim.tui.engine_process", "meshsim.engine.catalog"]
+"""What the fork server imports once for every engine process it forks (the catalog, so no engine
+process pays for filling the registries)."""
 
 MMAP_THRESHOLD = 128 * 1024
-"""Bytes from which the engine process's C allocator maps each block on its own (returned to
-the system when freed); see :func:`return_freed_memory`."""
+"""Bytes from which the engine process's C allocator maps each block on its own (returned to the
+system when freed); see :func:`return_freed_memory`."""
 
 _M_MMAP_THRESHOLD = -3
 """glibc's ``mallopt`` parameter number for the mmap threshold (``malloc.h``)."""
@@ -71,8 +70,8 @@ STOP_WAIT = 2.0
 """Seconds :meth:`EngineProcess.stop` waits for the engine to end before terminating it."""
 
 PAUSED, LIVE, ANSWER, FAILED = b"P", b"L", b"A", b"F"
-"""Kinds of message from the engine: a paused frame, a live frame, a frame that answers a
-command, the engine's failure."""
+"""Kinds of message from the engine: a paused frame, a live frame, a frame that answers a command,
+the engine's failure."""
 
 
 @dataclass(frozen=True)
@@ -105,8 +104,8 @@ def _context() -> Any:
 class EngineProcess:
     """UI side of the engine process: start it, send it commands, read its frames, end it.
 
-    The constructor returns once the engine has published its first frame (:attr:`first`); when
-    the session cannot be built it raises that :class:`MeshsimError` instead."""
+    The constructor returns once the engine has published its first frame (:attr:`first`); when the
+    session cannot be built it raises that :class:`MeshsimError` instead."""
 
     def __init__(self, opening: Opening) -> None:
         context = _context()
@@ -125,8 +124,8 @@ class EngineProcess:
         self._decoder = FrameDecoder()
         self._reader: threading.Thread | None = None
         self.live_frames = 0
-        """Live frames the engine published, including any the reader dropped as stale (the
-        console benchmark reads this)."""
+        """Live frames the engine published, including any the reader dropped as stale (the console
+        benchmark reads this)."""
         try:
             data = self._frames.recv_bytes()
         except (EOFError, OSError):
@@ -141,10 +140,9 @@ class EngineProcess:
         return self.process.pid
 
     def listen(self, on_frame: Callable[[Frame], None], on_end: Callable[[str], None]) -> None:
-        """Start the reader thread: ``on_frame`` gets the first frame, then every frame the
-        engine publishes (see the module's rule for a UI that falls behind); ``on_end`` gets a
-        message once if the engine ends without being stopped. Both are called on the reader
-        thread."""
+        """Start the reader thread: ``on_frame`` gets the first frame, then every frame the engine
+        publishes (see the module's rule for a UI that falls behind); ``on_end`` gets a message once
+        if the engine ends without being stopped. Both are called on the reader thread."""
         self._reader = threading.Thread(
             target=self._read, args=(on_frame, on_end), name="meshsim-frames", daemon=True
         )
@@ -212,8 +210,8 @@ class EngineProcess:
 
 
 def serve(opening: Opening, commands: Connection, frames: Connection) -> None:
-    """The engine process: build the session, then run the driver until told to stop or the
-    UI's end of the pipes closes."""
+    """The engine process: build the session, then run the driver until told to stop or the UI's end
+    of the pipes closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     return_freed_memory()
     try:
@@ -240,15 +238,15 @@ def serve(opening: Opening, commands: Connection, frames: Connection) -> None:
 
 
 def return_freed_memory() -> bool:
-    """Fix the C allocator's mmap threshold at :data:`MMAP_THRESHOLD` (glibc only; returns
-    whether it was set).
+    """Fix the C allocator's mmap threshold at :data:`MMAP_THRESHOLD` (glibc only; returns whether
+    it was set).
 
-    Live frames carry the result metrics every :data:`~tui.driver.METRICS_EVERY` seconds, which
-    builds and frees arrays over every finished job (800 kB each at 100,000 jobs). glibc raises
-    its mmap threshold to the size of each mapped block freed, so after the first such array
-    the next ones come from the heap, which fragments and is not given back: over a 100,000-job
-    live run the process kept 12 MB more than the same run without frames, with the same Python
-    objects alive. A fixed threshold keeps large arrays mapped, and freeing one returns it."""
+    Live frames carry the result metrics every :data:`~meshsim.tui.driver.METRICS_EVERY` seconds,
+    which builds and frees arrays over every finished job (800 kB each at 100,000 jobs). glibc
+    raises its mmap threshold to the size of each mapped block freed, so after the first such array
+    the next ones come from the heap, which fragments and is not given back: over a 100,000-job live
+    run the process kept 12 MB more than the same run without frames, with the same Python objects
+    alive. A fixed threshold keeps large arrays mapped, and freeing one returns it."""
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
@@ -262,8 +260,8 @@ def _tell(frames: Connection, data: bytes) -> None:
 
 
 def _forward(commands: Connection, driver: Driver) -> None:
-    """Engine-process thread: move commands from the pipe to the driver's queue; stop the
-    driver at ``None`` or when the pipe closes."""
+    """Engine-process thread: move commands from the pipe to the driver's queue; stop the driver at
+    ``None`` or when the pipe closes."""
     try:
         while True:
             data = commands.recv_bytes()

@@ -1,12 +1,11 @@
 """The console's commands to its engine process: plain functions of a :class:`Session`.
 
-The engine runs in a process of its own (:mod:`tui.engine_process`), so every command the UI
+The engine runs in a process of its own (:mod:`meshsim.tui.engine_process`), so every command the UI
 sends crosses a pipe: it is a module-level function here or in :class:`Session`, bound to its
 arguments with :func:`functools.partial`, or a method of a frozen dataclass such as
 :class:`WhatIf` — never a closure, which cannot be pickled. A command's return value goes back in
-the frame that follows it. This module does not import Textual, so the engine process never
-loads it.
-"""
+the frame that follows it. This module does not import Textual, so the engine process never loads
+it."""
 
 from __future__ import annotations
 
@@ -14,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.actions import Fail, Reserve, SetPolicy
-from engine.outputs import dumps, write_jobs_csv, write_schedule_swf, write_text
-from engine.scenario import Scenario, load_scenario, save_scenario, scenario_document
-from engine.session import MetricDelta, Session, compare_results
-from engine.units import UnitInfo
+from meshsim.engine.actions import Fail, Reserve, SetPolicy
+from meshsim.engine.outputs import dumps, write_jobs_csv, write_schedule_swf, write_text
+from meshsim.engine.scenario import Scenario, load_scenario, save_scenario, scenario_document
+from meshsim.engine.session import MetricDelta, Session, compare_results
+from meshsim.engine.units import UnitInfo
 
 
 def step(session: Session, count: int) -> None:
@@ -49,8 +48,8 @@ def reserve(session: Session, values: dict[str, Any]) -> None:
 
 @dataclass(frozen=True)
 class WhatIf:
-    """A what-if question: fork the run now, change something in the branch, carry both to
-    the end (or to ``until``) and compare their result metrics."""
+    """A what-if question: fork the run now, change something in the branch, carry both to the end
+    (or to ``until``) and compare their result metrics."""
 
     policy: dict[str, str]
     fail: str
@@ -91,8 +90,8 @@ def save(session: Session, path: Path) -> str:
 
 
 def export(session: Session, folder: Path) -> str:
-    """Carry a copy to the end and write its result JSON, per-job CSV and simulated schedule as
-    SWF — the same bytes ``meshsim run --scenario`` writes."""
+    """Carry a copy to the end and write its result JSON, per-job CSV and simulated schedule as SWF
+    — the same bytes ``meshsim run --scenario`` writes."""
     done = session.finished()
     folder.mkdir(parents=True, exist_ok=True)
     write_text(folder / "result.json", dumps(scenario_document(done, scenario_of(session))))

@@ -1,24 +1,22 @@
 """Frames as bytes for the pipe between the engine process and the UI (DESIGN.md, "Console").
 
-A frame's waiting queue can hold 50,000 jobs, and most of them are the same from one frame to
-the next. So the queue does not travel whole: :class:`FrameEncoder` (engine side) remembers
-which jobs it has sent, and each message carries the *order* of the waiting jobs (their
-indices, as machine integers) plus only the jobs the other side has not been sent yet, or whose
-record changed (a job is identified by its object: a replayed or edited job is a new object and
-is sent again). :class:`FrameDecoder` (UI side) keeps the jobs it was sent and rebuilds the
-queue from the order. On a 50,000-job queue one event apart this replaces about 15 ms of
-encoding and 10 ms of decoding by a few milliseconds each; the first frame, and a frame after a
-reset, carry every waiting job.
+A frame's waiting queue can hold 50,000 jobs, and most of them are the same from one frame to the
+next. So the queue does not travel whole: :class:`FrameEncoder` (engine side) remembers which jobs
+it has sent, and each message carries the *order* of the waiting jobs (their indices, as machine
+integers) plus only the jobs the other side has not been sent yet, or whose record changed (a job is
+identified by its object: a replayed or edited job is a new object and is sent again).
+:class:`FrameDecoder` (UI side) keeps the jobs it was sent and rebuilds the queue from the order. On
+a 50,000-job queue one event apart this replaces about 15 ms of encoding and 10 ms of decoding by a
+few milliseconds each; the first frame, and a frame after a reset, carry every waiting job.
 
 A message has two parts: the new jobs (always read, so a decoder that skips a stale frame still
-learns them), then the rest of the frame (read only for a frame the UI shows). When the
-encoder's memory holds more than twice the queue (plus :data:`PRUNE_SLACK`) it forgets
-everything and sends the whole queue with a reset mark, and the decoder forgets too: both
-sides' memories stay bounded by the queue they show.
+learns them), then the rest of the frame (read only for a frame the UI shows). When the encoder's
+memory holds more than twice the queue (plus :data:`PRUNE_SLACK`) it forgets everything and sends
+the whole queue with a reset mark, and the decoder forgets too: both sides' memories stay bounded by
+the queue they show.
 
 Snapshots pickle their mapping proxies as dictionaries and their arrays as bytes; both come back
-read-only, as the engine hands them out. This module does not import Textual.
-"""
+read-only, as the engine hands them out. This module does not import Textual."""
 
 from __future__ import annotations
 
@@ -37,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.jobs import Job
-from tui.driver import Frame
+from meshsim.engine.jobs import Job
+from meshsim.tui.driver import Frame
 
 PRUNE_SLACK = 256
 """Jobs the encoder may remember beyond twice the waiting queue before it starts afresh."""
@@ -70,9 +68,9 @@ def _dumps(value: Any) -> bytes:
 
 
 def _columns(jobs: Sequence[Job]) -> tuple[tuple[Any, ...], ...]:
-    """``jobs`` as one tuple per field (twelve tuples of numbers pickle about ten times faster
-    than as many named tuples). The cycle collector is off meanwhile: the transposition makes an
-    iterator per job, and on a big queue the collections they set off cost more than it does."""
+    """``jobs`` as one tuple per field (twelve tuples of numbers pickle about ten times faster than
+    as many named tuples). The cycle collector is off meanwhile: the transposition makes an iterator
+    per job, and on a big queue the collections they set off cost more than it does."""
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -106,8 +104,8 @@ class FrameEncoder:
 
 
 class FrameDecoder:
-    """UI side: bytes to frames, keeping the jobs the encoder sent. Every message must pass
-    through :meth:`learn` or :meth:`decode`, in order."""
+    """UI side: bytes to frames, keeping the jobs the encoder sent. Every message must pass through
+    :meth:`learn` or :meth:`decode`, in order."""
 
     def __init__(self) -> None:
         self._jobs: dict[int, Job] = {}

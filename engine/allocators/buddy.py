@@ -1,18 +1,17 @@
 """Buddy-block bookkeeping shared by MBS and M2DB: blocks, split trees, plans, merging.
 
 A buddy system keeps a forest of rectangular blocks: the roots tile the region; a block is split
-into buddies (its children) on demand, and when every buddy of a split block is free again they
-are merged back into their parent (Li & Cheng's 2D buddy system as used by MBS, Mache L601, and
-M2DB, seed 004 §2.4.2: "combines the buddies to restore the parent block"). Free blocks are the
-free leaves. Blocks are identified by their geometry ``(x, y, w, h)``: x is the column, y the
-row counted from the top (seed 004 §2.4.1 counts from the upper-left corner; engine/grid.py draws
-y = 0 at the top), so two distinct blocks of one forest never compare equal.
+into buddies (its children) on demand, and when every buddy of a split block is free again they are
+merged back into their parent (Li & Cheng's 2D buddy system as used by MBS, Mache L601, and M2DB,
+seed 004 §2.4.2: "combines the buddies to restore the parent block"). Free blocks are the free
+leaves. Blocks are identified by their geometry ``(x, y, w, h)``: x is the column, y the row counted
+from the top (seed 004 §2.4.1 counts from the upper-left corner; engine/grid.py draws y = 0 at the
+top), so two distinct blocks of one forest never compare equal.
 
 A *plan* lists the splits and the blocks a request needs; planning works on a scratch copy of the
-free set so that the allocator's :meth:`find` changes nothing, and :meth:`BuddyForest.apply`
-replays it. Splits a plan made but did not use are merged back at once, so the forest never holds
-a split block whose buddies are all free.
-"""
+free set so that the allocator's :meth:`find` changes nothing, and :meth:`BuddyForest.apply` replays
+it. Splits a plan made but did not use are merged back at once, so the forest never holds a split
+block whose buddies are all free."""
 
 from __future__ import annotations
 
@@ -22,10 +21,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.allocation import Placement
-from engine.allocators.grid_nodes import NodeGridAllocator
-from engine.jobs import Job
-from engine.machines import Machine
+from meshsim.engine.allocation import Placement
+from meshsim.engine.allocators.grid_nodes import NodeGridAllocator
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import Machine
 
 
 class Block(NamedTuple):
@@ -117,8 +116,8 @@ class BuddyForest:
 
     def carve(self, x: int, y: int) -> Block:
         """Take the single node (x, y) out of the free leaves: the free leaf holding it is split
-        into buddies, repeatedly, down to the 1 × 1 block of that node, which is removed (the
-        other buddies stay free). :meth:`give_back` of that block merges everything back."""
+        into buddies, repeatedly, down to the 1 × 1 block of that node, which is removed (the other
+        buddies stay free). :meth:`give_back` of that block merges everything back."""
         leaf = next(b for b in self.free if _holds(b, x, y))
         while leaf.area > 1:
             leaf = next(k for k in self.split(leaf) if _holds(k, x, y))
@@ -139,10 +138,9 @@ def _holds(b: Block, x: int, y: int) -> bool:
 class BuddyAllocator(NodeGridAllocator):
     """A :class:`NodeGridAllocator` whose placements are unions of buddy blocks.
 
-    Subclasses implement :meth:`_plan`, :meth:`_apply`, :meth:`_give_back` and :meth:`_carve`.
-    A unit taken out of service is carved out of the forest as a 1 × 1 block (its buddies stay
-    free, so requests keep being served from what is left) and given back when restored.
-    """
+    Subclasses implement :meth:`_plan`, :meth:`_apply`, :meth:`_give_back` and :meth:`_carve`. A
+    unit taken out of service is carved out of the forest as a 1 × 1 block (its buddies stay free,
+    so requests keep being served from what is left) and given back when restored."""
 
     def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
         super().__init__(machine, rng, rotate=rotate)

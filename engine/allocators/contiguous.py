@@ -1,46 +1,42 @@
 """Contiguous allocation on 2D and 3D meshes and tori: every job gets a free box.
 
-A job asks for the boxes of its shape request (:mod:`engine.shapes`: its own shape, or the square
-rule on 2D machines and every box of its volume on 3D ones), and with ``--rotate`` also their
-rotations (90° in 2D, every axis permutation in 3D). The candidate positions of a box are found
-with a summed-area table of the busy cells: O(cells) numpy work per box, cached for the current
-occupancy; on a torus the table is built over the array padded with its own first slices, so
-boxes wrap around. Then each allocator picks among the candidates (boolean arrays over start
-positions):
+A job asks for the boxes of its shape request (:mod:`meshsim.engine.shapes`: its own shape, or the
+square rule on 2D machines and every box of its volume on 3D ones), and with ``--rotate`` also their
+rotations (90° in 2D, every axis permutation in 3D). The candidate positions of a box are found with
+a summed-area table of the busy cells: O(cells) numpy work per box, cached for the current
+occupancy; on a torus the table is built over the array padded with its own first slices, so boxes
+wrap around. Then each allocator picks among the candidates (boolean arrays over start positions):
 
-- ``first-fit``: the first free position in scan order (by z, then y, then x: row by row from
-  the origin), trying the request's boxes in order;
-- ``best-fit``: the position whose box touches the most busy cells and mesh walls across its
-  faces (a contact-based best fit in the spirit of Das Sharma & Pradhan's busy-list scheme, seed
-  001 ref. [15]: hug what is already taken so the free space stays in large pieces); ties by scan
-  order;
+- ``first-fit``: the first free position in scan order (by z, then y, then x: row by row from the
+  origin), trying the request's boxes in order;
+- ``best-fit``: the position whose box touches the most busy cells and mesh walls across its faces
+  (a contact-based best fit in the spirit of Das Sharma & Pradhan's busy-list scheme, seed 001 ref.
+  [15]: hug what is already taken so the free space stays in large pieces); ties by scan order;
 - ``mpl`` (maximum peripheral length, seed 001 §3.2 after Ababneh 2009): the position whose box
   boundary lies longest on the mesh periphery. We read "peripheral length" as the length of the
-  box's sides that lie on the mesh's outer edges, which is the paper's count of periphery edges
-  per node (a 2×1 box in the corner of M(5, 4) scores 3: its bottom side of length 2 plus its
-  right side of length 1). When no candidate touches the periphery, the first suitable internal
-  position in scan order is used. In 3D the score is the area of faces on the machine's outer
-  faces; a torus has no periphery, so MPL there is first fit;
+  box's sides that lie on the mesh's outer edges, which is the paper's count of periphery edges per
+  node (a 2×1 box in the corner of M(5, 4) scores 3: its bottom side of length 2 plus its right side
+  of length 1). When no candidate touches the periphery, the first suitable internal position in
+  scan order is used. In 3D the score is the area of faces on the machine's outer faces; a torus has
+  no periphery, so MPL there is first fit;
 - ``max-free-box`` (Krevat et al., seed 002 §2): the position that leaves the largest free box
   (volume) in the machine; ties by scan order.
 
-Two frontiers remember which boxes fit: a box no smaller than one that failed cannot fit until
-cells are released, and a box no larger than one that fitted still fits until cells are taken
-(each an array over the leading extents, holding the bounding last extent; O(1) to ask, O(cells)
-numpy to record); on a 2D mesh a box they do not answer is settled for every height of its width
-at once by the tallest free box of that width (:class:`~engine.allocators.boxes.TallestBoxes`).
-:meth:`BoxAllocator.fits` also remembers, per (size, shape), the requests that fit until cells
-are taken and those that do not until cells are released. A query that cannot fit (more nodes
-than are free, or a box known not to fit) is answered without any array work, which is what keeps
-aggressive out-of-order scheduling and backfilling's "does it fit at all" question cheap at
-saturation.
+Two frontiers remember which boxes fit: a box no smaller than one that failed cannot fit until cells
+are released, and a box no larger than one that fitted still fits until cells are taken (each an
+array over the leading extents, holding the bounding last extent; O(1) to ask, O(cells) numpy to
+record); on a 2D mesh a box they do not answer is settled for every height of its width at once by
+the tallest free box of that width (:class:`~meshsim.engine.allocators.boxes.TallestBoxes`).
+:meth:`BoxAllocator.fits` also remembers, per (size, shape), the requests that fit until cells are
+taken and those that do not until cells are released. A query that cannot fit (more nodes than are
+free, or a box known not to fit) is answered without any array work, which is what keeps aggressive
+out-of-order scheduling and backfilling's "does it fit at all" question cheap at saturation.
 
-Complexity per decision: O(cells) numpy work per candidate box for first/best fit and MPL, O(1)
-for a box the frontiers already answer; max-free-box adds, per candidate box, a search over box
-shapes in decreasing volume, each O(cells) for all candidate positions at once (how many free
-placements of the shape each position overlaps, by a separable box sum), stopping when every
-position has found a shape that still fits.
-"""
+Complexity per decision: O(cells) numpy work per candidate box for first/best fit and MPL, O(1) for
+a box the frontiers already answer; max-free-box adds, per candidate box, a search over box shapes
+in decreasing volume, each O(cells) for all candidate positions at once (how many free placements of
+the shape each position overlaps, by a separable box sum), stopping when every position has found a
+shape that still fits."""
 
 from __future__ import annotations
 
@@ -49,8 +45,8 @@ from itertools import permutations, product
 
 import numpy as np
 
-from engine.allocation import ALLOCATORS, DOWN, FREE, RESERVED, Allocator, Placement
-from engine.allocators.boxes import (
+from meshsim.engine.allocation import ALLOCATORS, DOWN, FREE, RESERVED, Allocator, Placement
+from meshsim.engine.allocators.boxes import (
     Box,
     TallestBoxes,
     overlapping_starts,
@@ -60,11 +56,11 @@ from engine.allocators.boxes import (
     summed_table,
     window_sums,
 )
-from engine.allocators.grid_planner import GridPlanner
-from engine.jobs import Job
-from engine.machines import Machine
-from engine.planning import Planner, Releases
-from engine.shapes import ShapeRequest, request_for
+from meshsim.engine.allocators.grid_planner import GridPlanner
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import Machine
+from meshsim.engine.planning import Planner, Releases
+from meshsim.engine.shapes import ShapeRequest, request_for
 
 _UNKNOWN = Placement((), 0, "unknown")
 """Marks a question not yet answered in the current occupancy (None means "does not fit")."""
@@ -113,9 +109,9 @@ class BoxAllocator(Allocator):
         return self._owner.reshape(-1).copy()
 
     def _changed(self, *, taken: bool | None = None) -> None:
-        """Forget what depended on the occupancy. ``taken`` True: cells were only taken (boxes
-        that did not fit still do not); False: only released (boxes that fitted still fit);
-        None: any change."""
+        """Forget what depended on the occupancy. ``taken`` True: cells were only taken (boxes that
+        did not fit still do not); False: only released (boxes that fitted still fit); None: any
+        change."""
         self._table = None
         self._tallest = None
         self._masks.clear()
@@ -144,8 +140,8 @@ class BoxAllocator(Allocator):
         return np.isin(self._owner, (DOWN, RESERVED))
 
     def cells_of(self, start: Sequence[int], box: Box) -> np.ndarray:
-        """Flat cell indices of ``box`` placed at ``start`` (wrapping on tori), in C order of
-        the box (x slowest)."""
+        """Flat cell indices of ``box`` placed at ``start`` (wrapping on tori), in C order of the
+        box (x slowest)."""
         if any(s + e > d for s, e, d in zip(start, box, self.dims, strict=True)):
             axes = [np.arange(s, s + e) % d for s, e, d in zip(start, box, self.dims, strict=True)]
             return np.ravel_multi_index(np.ix_(*axes), self.dims).reshape(-1)
@@ -158,8 +154,8 @@ class BoxAllocator(Allocator):
     # ------------------------------------------------------------------ requests
 
     def boxes_for(self, job: Job) -> tuple[ShapeRequest, list[Box]]:
-        """The job's shape request and the boxes to try (rotations when allowed), memoized by
-        (size, shape)."""
+        """The job's shape request and the boxes to try (rotations when allowed), memoized by (size,
+        shape)."""
         key = (job.size, job.shape)
         known = self._requests.get(key)
         if known is None:
@@ -215,8 +211,8 @@ class BoxAllocator(Allocator):
         np.minimum(region, box[-1], out=region)
 
     def _fits_box(self, box: Box) -> bool:
-        """Whether ``box`` is entirely free somewhere now: the frontiers' answer, else (recorded
-        in them) the tallest free box of its width on a 2D mesh, or its free mask."""
+        """Whether ``box`` is entirely free somewhere now: the frontiers' answer, else (recorded in
+        them) the tallest free box of its width on a 2D mesh, or its free mask."""
         lead, last = box[:-1], box[-1]
         if last <= self._fit[lead]:
             return True
@@ -279,9 +275,9 @@ class BoxAllocator(Allocator):
     def choose(
         self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
     ) -> tuple[Box, tuple[int, ...]]:
-        """The allocator's pick among free candidates: each a box and a boolean array over its
-        start positions, true where it is entirely free (at least one is). The default is first
-        fit: the first free position in scan order of the first box."""
+        """The allocator's pick among free candidates: each a box and a boolean array over its start
+        positions, true where it is entirely free (at least one is). The default is first fit: the
+        first free position in scan order of the first box."""
         box, mask = candidates[0]
         return box, scan_start(mask.shape, int(np.argmax(scan_view(mask))))
 
@@ -306,9 +302,9 @@ class BoxAllocator(Allocator):
         table: np.ndarray | None = None,
         free: int | None = None,
     ) -> Placement | None:
-        """Where ``job`` would go on an explicit busy mask (for planning and migration);
-        ``table`` is the mask's :func:`summed_table` and ``free`` its count of free cells when
-        the caller keeps them."""
+        """Where ``job`` would go on an explicit busy mask (for planning and migration); ``table``
+        is the mask's :func:`summed_table` and ``free`` its count of free cells when the caller
+        keeps them."""
         request, boxes = self.boxes_for(job)
         if free is None:
             free = busy.size - int(busy.sum())
@@ -328,8 +324,8 @@ class BoxAllocator(Allocator):
     def place_among(
         self, job: Job, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
     ) -> Placement:
-        """The allocator's placement of ``job`` among free candidates (as :meth:`choose` takes
-        them, at least one) on the busy mask they were found on."""
+        """The allocator's placement of ``job`` among free candidates (as :meth:`choose` takes them,
+        at least one) on the busy mask they were found on."""
         box, start = self.choose(candidates, busy)
         return self._placement(box, start, self.boxes_for(job)[0].volume)
 
@@ -424,8 +420,8 @@ class BestFit(BoxAllocator):
 
 
 def contact(busy: np.ndarray, box: Box, positions: np.ndarray, wrap: Sequence[bool]) -> np.ndarray:
-    """For each position, the busy cells and walls adjacent to the box's faces (cells just
-    outside each face; outside a mesh edge counts as a wall, on a torus it wraps)."""
+    """For each position, the busy cells and walls adjacent to the box's faces (cells just outside
+    each face; outside a mesh edge counts as a wall, on a torus it wraps)."""
     dims = np.array(busy.shape)
     offsets = []
     for axis in range(busy.ndim):
@@ -519,15 +515,15 @@ class MaxFreeBox(BoxAllocator):
     def _remaining_largest(
         self, busy: np.ndarray, table: np.ndarray, ceiling: int, box: Box, positions: np.ndarray
     ) -> np.ndarray:
-        """For each position of ``box``, the volume of the largest free box left after it
-        (no more than ``ceiling``, the largest free box before placing it).
+        """For each position of ``box``, the volume of the largest free box left after it (no more
+        than ``ceiling``, the largest free box before placing it).
 
         Shapes are tried largest first; a position is settled by the first shape with a free
         placement that ``box`` at that position does not overlap. Whether one exists is a count:
-        the free placements of the shape that overlap the position are those starting in a box
-        of extents b + s - 1 around it (cyclic on wrapping axes), summed for every position at
-        once by :func:`overlapping_starts`, O(cells) per shape; the position keeps one free
-        placement exactly when that count is below the shape's number of free placements."""
+        the free placements of the shape that overlap the position are those starting in a box of
+        extents b + s - 1 around it (cyclic on wrapping axes), summed for every position at once by
+        :func:`overlapping_starts`, O(cells) per shape; the position keeps one free placement
+        exactly when that count is below the shape's number of free placements."""
         result = np.zeros(len(positions), dtype=np.int64)
         open_ = np.ones(len(positions), dtype=bool)
         free = min(busy.size - int(busy.sum()) - int(np.prod(box)), ceiling)

@@ -1,19 +1,18 @@
 """The ``flat`` allocator: any free nodes will do (the "fully connected" machine).
 
 On a ``flat`` machine it only counts nodes: O(1) per decision (one immutable placement per size,
-made once); a node taken out of service
-(failed or reserved) is remembered by number and lowers the free count. On a mesh or torus it
-gives the job the lowest-numbered free cells, ignoring contiguity, which is the fully connected
-comparison of Krevat et al. (seed 002, Fig. 1): O(cells) per decision with numpy.
-"""
+made once); a node taken out of service (failed or reserved) is remembered by number and lowers the
+free count. On a mesh or torus it gives the job the lowest-numbered free cells, ignoring contiguity,
+which is the fully connected comparison of Krevat et al. (seed 002, Fig. 1): O(cells) per decision
+with numpy."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.allocation import ALLOCATORS, FREE, Allocator, Placement
-from engine.jobs import Job
-from engine.machines import Machine
+from meshsim.engine.allocation import ALLOCATORS, FREE, Allocator, Placement
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import Machine
 
 
 @ALLOCATORS.register("flat")

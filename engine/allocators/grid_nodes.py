@@ -5,9 +5,8 @@ exactly the nodes it requests); :class:`NodeGridAllocator` keeps the owner of ev
 count, and a cache of :meth:`find` answers that lives until the next allocation or release (so a
 scheduler may ask again for free). Subclasses only choose cells.
 
-Cells are flat indices of the grid (``cell = x · H + y``, engine/grid.py); ``Placement.cells``
-lists them in the order the allocator chose them, which is the rank order traffic patterns use.
-"""
+Cells are flat indices of the grid (``cell = x · H + y``, engine/grid.py); ``Placement.cells`` lists
+them in the order the allocator chose them, which is the rank order traffic patterns use."""
 
 from __future__ import annotations
 
@@ -16,10 +15,10 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from engine.allocation import FREE, Allocator, Placement
-from engine.errors import MeshsimError
-from engine.jobs import Job
-from engine.machines import Machine
+from meshsim.engine.allocation import FREE, Allocator, Placement
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import Machine
 
 
 class NodeGridAllocator(Allocator):
@@ -124,8 +123,7 @@ def middle_out(lo: int, hi: int, middle: int) -> list[int]:
     """Positions middle, middle-1, middle+1, middle-2, … restricted to lo … hi (inclusive).
 
     The "middle-out" scan of PLAS (Mache L2170): strictly alternating below and above the middle
-    while both sides last.
-    """
+    while both sides last."""
     out = [middle] if lo <= middle <= hi else []
     for offset in range(1, hi - lo + 2):
         out += [p for p in (middle - offset, middle + offset) if lo <= p <= hi]

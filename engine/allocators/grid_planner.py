@@ -1,20 +1,19 @@
 """Shape-aware backfilling on meshes and tori: reservations are concrete boxes at future times.
 
-The planner knows, for every cell, when it becomes free (now for idle cells, the expected end of
-the running job holding it, never for failed or operator-reserved cells) and holds adjustments:
+The planner knows, for every cell, when it becomes free (now for idle cells, the expected end of the
+running job holding it, never for failed or operator-reserved cells) and holds adjustments:
 boxes reserved for waiting jobs and boxes of jobs started during the pass, each over a time
 interval. The earliest start of a job is found by replaying the expected releases on the real
-occupancy: at now and at each later release or adjustment end, the cells still busy then, plus
-every adjustment overlapping the job's interval, are taken, and the allocator's own rule looks
-for a box on what remains (DESIGN.md, "Scheduling"; issue 3 §5).
+occupancy: at now and at each later release or adjustment end, the cells still busy then, plus every
+adjustment overlapping the job's interval, are taken, and the allocator's own rule looks for a box
+on what remains (DESIGN.md, "Scheduling"; issue 3 §5).
 
 Cost: the latest release inside each of the job's boxes at every position (a doubling sliding
 maximum, O(cells · log extent) per box); times before the earliest of those are skipped, and at a
 time no adjustment overlaps, the positions whose latest release has passed are exactly the free
-ones, so the allocator only chooses among them. Otherwise O(cells) numpy per candidate time plus
-the allocator's search, skipping times where too few cells are free. The head's EASY reservation
-(no adjustments yet) thus costs one choice.
-"""
+ones, so the allocator only chooses among them. Otherwise O(cells) numpy per candidate time plus the
+allocator's search, skipping times where too few cells are free. The head's EASY reservation (no
+adjustments yet) thus costs one choice."""
 
 from __future__ import annotations
 
@@ -24,13 +23,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.allocation import FREE, Placement
-from engine.allocators.boxes import summed_table, window_max
-from engine.jobs import Job
-from engine.planning import Planner, Releases, Slot, span_end
+from meshsim.engine.allocation import FREE, Placement
+from meshsim.engine.allocators.boxes import summed_table, window_max
+from meshsim.engine.jobs import Job
+from meshsim.engine.planning import Planner, Releases, Slot, span_end
 
 if TYPE_CHECKING:
-    from engine.allocators.contiguous import BoxAllocator
+    from meshsim.engine.allocators.contiguous import BoxAllocator
 
 
 def cell_array(cells: tuple[int, ...]) -> np.ndarray:
@@ -56,8 +55,8 @@ class GridPlanner(Planner):
         self._masks: dict[tuple, tuple[np.ndarray, np.ndarray, int]] = {}
 
     def _busy(self, start: float, end: float) -> tuple[np.ndarray, np.ndarray, int]:
-        """Cells taken over [start, end), with their summed table and free count, cached by
-        which releases and adjustments are involved (many queries of a pass share them)."""
+        """Cells taken over [start, end), with their summed table and free count, cached by which
+        releases and adjustments are involved (many queries of a pass share them)."""
         overlapping = tuple(k for k, (a, b, _) in enumerate(self.adjust) if a < end and b > start)
         key = (start, overlapping)
         known = self._masks.get(key)

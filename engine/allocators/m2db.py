@@ -1,7 +1,7 @@
 """M2DB, the Modified 2-D Buddy system of the SDSC Paragon (Wan et al., seed 004 §2.4).
 
-M2DB allocates one or more rectangular blocks of a rectangular region (a Paragon "node set",
-§2.2, or the whole mesh) from a buddy tree whose splits follow the six cases of §2.4.2.
+M2DB allocates one or more rectangular blocks of a rectangular region (a Paragon "node set", §2.2,
+or the whole mesh) from a buddy tree whose splits follow the six cases of §2.4.2.
 :class:`M2DBRegion` works on any rectangle of a mesh so the NQS node sets can each own one;
 :class:`M2DBAllocator` is the allocator over the whole mesh.
 
@@ -21,33 +21,32 @@ M2DB allocates one or more rectangular blocks of a rectangular region (a Paragon
 Choices where §2.4 is silent or inconsistent:
 
 - "size" is the number of nodes (area);
-- step 3 "go to step 1" continues among the buddies just made: the smallest buddy still at least
-  the request becomes the candidate; if none is, the largest buddy becomes the anchor (step 4
-  applied to the buddies). Searching all free blocks again would, for a request such as 3 among
-  2 × 2 blocks, split every 2 × 2 block of the machine one after the other;
-- corners are the corner *nodes*: (x, y), (x+w-1, y), (x, y+h-1), (x+w-1, y+h-1), paired with
-  the same corner of the other block;
+- step 3 "go to step 1" continues among the buddies just made: the smallest buddy still at least the
+  request becomes the candidate; if none is, the largest buddy becomes the anchor (step 4 applied to
+  the buddies). Searching all free blocks again would, for a request such as 3 among 2 × 2 blocks,
+  split every 2 × 2 block of the machine one after the other;
+- corners are the corner *nodes*: (x, y), (x+w-1, y), (x, y+h-1), (x+w-1, y+h-1), paired with the
+  same corner of the other block;
 - ties: the anchor is the smallest block by (area, y, x) in step 1 and the largest by area, then
   smallest (y, x), in step 4; the closest block is the smallest by (closeness, y, x);
 - splits a plan made but did not use are merged back at once (see engine/allocators/buddy.py).
 
-**Buddy generation** (§2.4.2), with W2, H2 the largest powers of two <= w, h and blocks written
-<x, y, w, h> (the listings use this order although the prose says <x, y, h, w>):
+**Buddy generation** (§2.4.2), with W2, H2 the largest powers of two <= w, h and blocks written <x,
+y, w, h> (the listings use this order although the prose says <x, y, h, w>):
 
 1. h == w == H2 == W2: four equal squares <x,y>, <x+W2/2,y>, <x+W2/2,y+H2/2>, <x,y+H2/2>;
-2. h == H2, w == W2, h > w: <x,y,W2,H2/2>, <x,y+H2/2,W2,H2/2> (the printed width "2" is read
-   as W2, a typo: the buddies are called identical);
+2. h == H2, w == W2, h > w: <x,y,W2,H2/2>, <x,y+H2/2,W2,H2/2> (the printed width "2" is read as W2,
+   a typo: the buddies are called identical);
 3. h == H2, w == W2, h < w: <x,y,W2/2,H2>, <x+W2/2,y,W2/2,H2>;
 4. h == H2, w != W2: <x,y,W2,H2>, <x+W2,y,w-W2,H2>;
 5. h != H2, w == W2: <x,y,W2,H2>, <x,y+H2,W2,h-H2>;
-6. h != H2, w != W2: <x,y,W2,H2>, <x+W2,y,w-W2,H2>, <x+W2,y+H2,w-W2,h-H2>, <x,y+H2,W2,h-H2>.
-   The printed condition also demands h != w, which would leave non-power-of-two squares
-   (3 × 3, 6 × 6, …) in no case; they are split by case 6.
+6. h != H2, w != W2: <x,y,W2,H2>, <x+W2,y,w-W2,H2>, <x+W2,y+H2,w-W2,h-H2>, <x,y+H2,W2,h-H2>. The
+   printed condition also demands h != w, which would leave non-power-of-two squares (3 × 3, 6 × 6,
+   …) in no case; they are split by case 6.
 
-Release returns the job's blocks and merges buddies into their parent while all are free.
-Cost: O(B) per block chosen and per split for B free blocks (at most the region's nodes), so
-O(B · n) per decision in the worst case; O(depth) per released block.
-"""
+Release returns the job's blocks and merges buddies into their parent while all are free. Cost: O(B)
+per block chosen and per split for B free blocks (at most the region's nodes), so O(B · n) per
+decision in the worst case; O(depth) per released block."""
 
 from __future__ import annotations
 
@@ -55,9 +54,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from engine.allocation import ALLOCATORS
-from engine.allocators.buddy import Block, BuddyAllocator, BuddyForest, BuddyPlan
-from engine.machines import Machine
+from meshsim.engine.allocation import ALLOCATORS
+from meshsim.engine.allocators.buddy import Block, BuddyAllocator, BuddyForest, BuddyPlan
+from meshsim.engine.machines import Machine
 
 
 def _floor_pow2(v: int) -> int:

@@ -1,26 +1,25 @@
 """MBS, the Multiple Buddy Strategy (Lo et al. [35], as summarised by Mache 1999, L601-641).
 
 MBS keeps "free lists of idle square blocks of size 2^i × 2^i"; a request for n nodes is "broken
-into base-four sub-requests", n = Σ d_i · 4^i with 0 <= d_i <= 3, and "each sub-request is
-satisfied with the first block in the corresponding free list; larger blocks or sub-requests are
-broken down further only if necessary" (L601, L641; Fig. 13: 6 = 4 + 1 + 1). Choices where the
-dissertation is silent (extraction §3.3, ambiguity 8):
+into base-four sub-requests", n = Σ d_i · 4^i with 0 <= d_i <= 3, and "each sub-request is satisfied
+with the first block in the corresponding free list; larger blocks or sub-requests are broken down
+further only if necessary" (L601, L641; Fig. 13: 6 = 4 + 1 + 1). Choices where the dissertation is
+silent (extraction §3.3, ambiguity 8):
 
-- *initial blocks* of a mesh whose sides are not equal powers of two: greedy tiling with the
-  largest power-of-two square that fits the shorter side of the remaining rectangle, as many as
-  fit, then the same for the strip to the right and the strip below (22 × 16: one 16 × 16, four
-  4 × 4, eight 2 × 2). Each initial block is the root of a quadtree of buddies;
+- *initial blocks* of a mesh whose sides are not equal powers of two: greedy tiling with the largest
+  power-of-two square that fits the shorter side of the remaining rectangle, as many as fit, then
+  the same for the strip to the right and the strip below (22 × 16: one 16 × 16, four 4 × 4, eight 2
+  × 2). Each initial block is the root of a quadtree of buddies;
 - *order*: sub-requests from the largest block size down; "first block" of a free list = the one
   whose upper-left node comes first in row-major order (y, then x);
 - *no block of size 2^i*: split the first block of the smallest larger non-empty list into four
-  quarter buddies, repeatedly, keeping the upper-left quarter; if no larger block exists either,
-  the sub-request becomes four sub-requests of size 2^(i-1);
+  quarter buddies, repeatedly, keeping the upper-left quarter; if no larger block exists either, the
+  sub-request becomes four sub-requests of size 2^(i-1);
 - *release*: a block returns to its list; four free buddies merge into their parent, upward.
 
 Every free node lies in exactly one free block, so a request never fails while enough nodes are
 idle. Cost: O(B log N) per decision for B free blocks (at most N), O(log N) per released block for
-merging.
-"""
+merging."""
 
 from __future__ import annotations
 
@@ -29,9 +28,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from engine.allocation import ALLOCATORS
-from engine.allocators.buddy import Block, BuddyAllocator, BuddyForest, BuddyPlan
-from engine.machines import Machine
+from meshsim.engine.allocation import ALLOCATORS
+from meshsim.engine.allocators.buddy import Block, BuddyAllocator, BuddyForest, BuddyPlan
+from meshsim.engine.machines import Machine
 
 
 def square_tiling(x: int, y: int, w: int, h: int) -> list[Block]:

@@ -3,43 +3,43 @@
 **MC** (Ch. V, L1377-1421). For a w × h request and an idle centre (i, j), shell_0 is the w × h
 rectangle whose lowest corner is (i - ceil((w-1)/2), j - ceil((h-1)/2)) (Mache's "lower-left";
 ceil((w-1)/2) = w // 2), and shell_s is the ring of the rectangle grown by s on every side
-(Chebyshev distance, L1385), clipped to the mesh. A candidate cluster takes idle nodes from
-shell_0, shell_1, … until it has n; a node costs its shell number and a cluster the sum (L1401).
-Both orientations w × h and h × w are evaluated; the cheapest cluster is allocated (Fig. 31).
+(Chebyshev distance, L1385), clipped to the mesh. A candidate cluster takes idle nodes from shell_0,
+shell_1, … until it has n; a node costs its shell number and a cluster the sum (L1401). Both
+orientations w × h and h × w are evaluated; the cheapest cluster is allocated (Fig. 31).
 
 Choices where the text is silent (extraction §3.8, ambiguity 4):
 
 - *within-shell order*: "shorter sides first, longer sides second, corners last" (L1387). Of two
-  equal sides the one with lower coordinates goes first (top before bottom, left before right);
-  each side is scanned in increasing coordinate order; sides are measured without clipping, and
-  when the ring is square the vertical sides (parallel to the I/O column) count as the shorter.
-  Corners: (left, top), (right, top), (left, bottom), (right, bottom). Inside shell_0, when it
-  holds more idle nodes than needed (scalar requests below), nodes are taken row by row. The
-  scan along a side is *not* middle-out: Ch. VII introduces middle-out as MC Elongated's new
-  order (L2388) and says the old MC order explains its poorer balance (footnote L2392);
+  equal sides the one with lower coordinates goes first (top before bottom, left before right); each
+  side is scanned in increasing coordinate order; sides are measured without clipping, and when the
+  ring is square the vertical sides (parallel to the I/O column) count as the shorter. Corners:
+  (left, top), (right, top), (left, bottom), (right, bottom). Inside shell_0, when it holds more
+  idle nodes than needed (scalar requests below), nodes are taken row by row. The scan along a side
+  is *not* middle-out: Ch. VII introduces middle-out as MC Elongated's new order (L2388) and says
+  the old MC order explains its poorer balance (footnote L2392);
 - *ties*: within one orientation the first centre in row-major scan order (y, then x) with the
   minimal cost wins; the h × w orientation replaces w × h only when strictly cheaper (the
   pseudocode's order of evaluation);
-- *scalar sizes* (ambiguity 5): a job with a 2D ``shape`` uses it as w × h; otherwise shell_0 is
-  the near-square w = ceil(sqrt(n)), h = ceil(n / w) (area >= n) and the cluster stops at n.
+- *scalar sizes* (ambiguity 5): a job with a 2D ``shape`` uses it as w × h; otherwise shell_0 is the
+  near-square w = ceil(sqrt(n)), h = ceil(n / w) (area >= n) and the cluster stops at n.
 
 The cost of a centre needs no per-node walk: if c_s is the number of idle nodes within the grown
 rectangle of shell s, the cluster's cost is Σ_{s>=0} max(0, n - c_s). With a summed-area table,
 every c_s is four lookups, so all centres and all shells are evaluated with one numpy expression:
 O(N · (max(W, H) + 1)) per orientation, then O(N) to list the winning cluster.
 
-**MC Elongated** (Ch. VII, Fig. 59, L2347-2417): one orientation only; shell_0 holds
-floor(n / k) whole columns (k = the mesh height) around column i, spanning the full height
-(ambiguity 6: not a k-tall rectangle centred on row j, which would be clipped); each further shell
-adds one column on the left and one on the right. When n < k, shell_0 is empty (zero columns,
-between columns i - 1 and i), so shell_1 is columns i - 1 and i. The vertical sides are the only
-ones inside the mesh, so a shell is its left column, then its right column, each scanned
+**MC Elongated** (Ch. VII, Fig. 59, L2347-2417): one orientation only; shell_0 holds floor(n / k)
+whole columns (k = the mesh height) around column i, spanning the full height (ambiguity 6: not a
+k-tall rectangle centred on row j, which would be clipped); each further shell adds one column on
+the left and one on the right. When n < k, shell_0 is empty (zero columns, between columns i - 1 and
+i), so shell_1 is columns i - 1 and i. The vertical sides are the only ones inside the mesh, so a
+shell is its left column, then its right column, each scanned
 
 - ``order="mc"`` (default, the registered ``mc-elongated``): top to bottom, MC's order, as in the
   reported results (footnote L2392, Table 8, Table 9);
-- ``order="middle-out"``: middle-out as in PLAS, the order Mache designed (L2388). With it an
-  empty mesh filled by arrivals only stays perfectly balanced when every job is smaller than k
-  or a multiple of k; the unconditional claim of L2412 fails for mixed sizes (tested).
+- ``order="middle-out"``: middle-out as in PLAS, the order Mache designed (L2388). With it an empty
+  mesh filled by arrivals only stays perfectly balanced when every job is smaller than k or a
+  multiple of k; the unconditional claim of L2412 fails for mixed sizes (tested).
 """
 
 from __future__ import annotations
@@ -49,11 +49,11 @@ from math import isqrt
 
 import numpy as np
 
-from engine.allocation import ALLOCATORS
-from engine.allocators.grid_nodes import NodeGridAllocator, middle_out
-from engine.errors import MeshsimError
-from engine.jobs import Job
-from engine.machines import Machine
+from meshsim.engine.allocation import ALLOCATORS
+from meshsim.engine.allocators.grid_nodes import NodeGridAllocator, middle_out
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import Machine
 
 
 def request_shape(job: Job) -> tuple[int, int]:
@@ -88,9 +88,8 @@ def shell_costs(
 ) -> np.ndarray:
     """Cost of the candidate cluster of every centre (cx[k], cy[k]), all shells at once.
 
-    Centres are processed in chunks of at most ``_CHUNK`` (centre, shell) entries so memory
-    stays bounded on large meshes.
-    """
+    Centres are processed in chunks of at most ``_CHUNK`` (centre, shell) entries so memory stays
+    bounded on large meshes."""
     width, height = idle.shape
     sat = summed_area(idle)
     s = np.arange(max(width, height) + 1)[None, :]

@@ -1,34 +1,33 @@
 """Paging: scan the mesh in a fixed order and take the first idle nodes (Mache 1999, L600, L2235).
 
-"Paging scans for idle compute nodes in row-major order, and thus typically allocates several
-rows" (L2235); Ch. IV uses "different page sizes and different indexing schemes" (L1223-1224)
-without naming them (extraction §3.2, ambiguity 8). Choices made here:
+"Paging scans for idle compute nodes in row-major order, and thus typically allocates several rows"
+(L2235); Ch. IV uses "different page sizes and different indexing schemes" (L1223-1224) without
+naming them (extraction §3.2, ambiguity 8). Choices made here:
 
-- the mesh is cut into pages of 2^i × 2^i nodes (``page_exp`` = i, default 0: single nodes);
-  pages at the east and south edges of a mesh whose sides are not multiples of 2^i are clipped;
-- pages are visited in one of four orders and the nodes of a page row by row. ``row-major`` is
-  the dissertation's; the other three are the indexing schemes the extraction recalls from
-  Lo et al. [35] (not in the dissertation, not verified): ``snake`` (page rows alternate
-  direction), ``shuffled-row-major`` (pages in Morton/Z order: the bits of the page row and page
-  column interleaved, row bit first) and ``shuffled-snake`` (the same recursion, but each 2 × 2
-  group of quadrants is visited top-left, top-right, bottom-right, bottom-left);
+- the mesh is cut into pages of 2^i × 2^i nodes (``page_exp`` = i, default 0: single nodes); pages
+  at the east and south edges of a mesh whose sides are not multiples of 2^i are clipped;
+- pages are visited in one of four orders and the nodes of a page row by row. ``row-major`` is the
+  dissertation's; the other three are the indexing schemes the extraction recalls from Lo et al.
+  [35] (not in the dissertation, not verified): ``snake`` (page rows alternate direction),
+  ``shuffled-row-major`` (pages in Morton/Z order: the bits of the page row and page column
+  interleaved, row bit first) and ``shuffled-snake`` (the same recursion, but each 2 × 2 group of
+  quadrants is visited top-left, top-right, bottom-right, bottom-left);
 - rows are y = const (perpendicular to the west I/O column), scanned from y = 0 and x = 0;
-- a job gets exactly its size in nodes (the engine's rule, L543), so unlike [35], where a job
-  holds whole pages, the last page it touches may be shared with the next job.
+- a job gets exactly its size in nodes (the engine's rule, L543), so unlike [35], where a job holds
+  whole pages, the last page it touches may be shared with the next job.
 
-Ties cannot arise (the order is total). Cost: O(N) per decision with numpy (one masked pass over
-the precomputed order); O(N log N) once to build the order.
-"""
+Ties cannot arise (the order is total). Cost: O(N) per decision with numpy (one masked pass over the
+precomputed order); O(N log N) once to build the order."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.allocation import ALLOCATORS
-from engine.allocators.grid_nodes import NodeGridAllocator, first_idle
-from engine.errors import MeshsimError
-from engine.jobs import Job
-from engine.machines import Machine
+from meshsim.engine.allocation import ALLOCATORS
+from meshsim.engine.allocators.grid_nodes import NodeGridAllocator, first_idle
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import Machine
 
 ORDERS = ("row-major", "snake", "shuffled-row-major", "shuffled-snake")
 """Page orders Paging accepts."""

@@ -2,22 +2,21 @@
 (Mache 1999, L2236; Lo et al. [35]); idle nodes, uniformly, without replacement.
 
 :meth:`find` must not change anything, so the randomness is drawn when a placement is committed:
-every cell holds a key drawn from the allocator's generator, a request takes the idle cells with
-the n smallest keys, and :meth:`allocate` redraws all keys. The keys of idle cells are fresh
-uniform draws at every decision, so every n-subset of the idle cells is equally likely; repeated
-:meth:`find` calls in one state agree. Ties between keys have probability zero (float64 draws;
-the lower cell index wins if one occurs). Cost: O(N) per decision (``argpartition``), O(N) per
-allocation to redraw the keys.
-"""
+every cell holds a key drawn from the allocator's generator, a request takes the idle cells with the
+n smallest keys, and :meth:`allocate` redraws all keys. The keys of idle cells are fresh uniform
+draws at every decision, so every n-subset of the idle cells is equally likely; repeated
+:meth:`find` calls in one state agree. Ties between keys have probability zero (float64 draws; the
+lower cell index wins if one occurs). Cost: O(N) per decision (``argpartition``), O(N) per
+allocation to redraw the keys."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.allocation import ALLOCATORS, FREE, Placement
-from engine.allocators.grid_nodes import NodeGridAllocator
-from engine.jobs import Job
-from engine.machines import Machine
+from meshsim.engine.allocation import ALLOCATORS, FREE, Placement
+from meshsim.engine.allocators.grid_nodes import NodeGridAllocator
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import Machine
 
 
 @ALLOCATORS.register("random")

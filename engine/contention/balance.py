@@ -1,7 +1,7 @@
 """The balance factor around the middle I/O link (Mache 1999, Ch. VII, L1924-1979).
 
-above_middle(A) / below_middle(A) count job A's nodes on either side of the middle I/O link
-(between I/O node m/2 - 1 and m/2, L1950); here the high side is every row at or beyond
+above_middle(A) / below_middle(A) count job A's nodes on either side of the middle I/O link (between
+I/O node m/2 - 1 and m/2, L1950); here the high side is every row at or beyond
 :attr:`IOLayout.boundary` (Mache's "above": his y grows upward). Then
 
 - per-job balance factor = |high| - |low| (signed, L1950);
@@ -10,8 +10,7 @@ above_middle(A) / below_middle(A) count job A's nodes on either side of the midd
   deallocation event (L1954); :class:`SampledMetric` also keeps the time-weighted mean;
 - perfect: a value in {-1, 0, +1} (L1966).
 
-Cost O(j) per job, O(N) per system evaluation.
-"""
+Cost O(j) per job, O(N) per system evaluation."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.allocation import FREE
+from meshsim.engine.allocation import FREE
 
 
 def balance_factor(cells: Sequence[int], height: int, boundary: int) -> int:
@@ -40,9 +39,8 @@ def system_balance(owners: np.ndarray, height: int, boundary: int) -> int:
 class SampledMetric:
     """A quantity observed at events: its event mean (Mache's average) and its time mean.
 
-    ``observe(t, v)`` records that the value is ``v`` from time ``t`` on; times must not
-    decrease. The time-weighted mean covers [first observation, last observation].
-    """
+    ``observe(t, v)`` records that the value is ``v`` from time ``t`` on; times must not decrease.
+    The time-weighted mean covers [first observation, last observation]."""
 
     count: int = 0
     total: float = 0.0

@@ -1,17 +1,16 @@
 """Speed benchmarks of the non-contiguous allocators and the contention model (issue 5 targets).
 
-These drive the modules directly, without the simulation engine, so the targets can be measured
-on their own and wired into ``meshsim bench``:
+These drive the modules directly, without the simulation engine, so the targets can be measured on
+their own and wired into ``meshsim bench``:
 
-- :func:`bench_allocator`: a stream of synthetic jobs (Table 7 sizes) kept "under load": a job
-  that does not fit makes the oldest running job leave (FIFO departures) until it fits, so the
-  mesh stays nearly full and fragmented. Target: MC on 32 × 32 with 1,000 jobs under 5 s;
-- :func:`bench_contention`: 50 jobs with all-to-all (complete bipartite) write I/O placed by
-  Random on a 32 × 32 mesh with 32 I/O nodes, routed from scratch, then the running set's
-  contention recomputed. Target: under 50 ms.
+- :func:`bench_allocator`: a stream of synthetic jobs (Table 7 sizes) kept "under load": a job that
+  does not fit makes the oldest running job leave (FIFO departures) until it fits, so the mesh stays
+  nearly full and fragmented. Target: MC on 32 × 32 with 1,000 jobs under 5 s;
+- :func:`bench_contention`: 50 jobs with all-to-all (complete bipartite) write I/O placed by Random
+  on a 32 × 32 mesh with 32 I/O nodes, routed from scratch, then the running set's contention
+  recomputed. Target: under 50 ms.
 
-Times are wall-clock (``time.perf_counter``), best of ``repeat`` runs.
-"""
+Times are wall-clock (``time.perf_counter``), best of ``repeat`` runs."""
 
 from __future__ import annotations
 
@@ -20,15 +19,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.allocation import ALLOCATORS, Placement
-from engine.contention.io import IOLayout
-from engine.contention.runtime import iteration_times
-from engine.contention.state import contention
-from engine.contention.traffic import Traffic, job_traffic
-from engine.contention.workload import synthetic_io_workload
-from engine.grid import GridSpec
-from engine.jobs import Job
-from engine.machines import Machine
+from meshsim.engine.allocation import ALLOCATORS, Placement
+from meshsim.engine.contention.io import IOLayout
+from meshsim.engine.contention.runtime import iteration_times
+from meshsim.engine.contention.state import contention
+from meshsim.engine.contention.traffic import Traffic, job_traffic
+from meshsim.engine.contention.workload import synthetic_io_workload
+from meshsim.engine.grid import GridSpec
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import Machine
 
 
 @dataclass(frozen=True)

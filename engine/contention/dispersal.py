@@ -1,7 +1,7 @@
 """The six per-job dispersal metrics of Mache 1999, Ch. IV (L1041-1186).
 
-For a job on j nodes with coordinate extremes min_x … max_y and count_x / count_y distinct
-x / y coordinates (L1069, L1103), and Manhattan distance d (= XY path length, L1127):
+For a job on j nodes with coordinate extremes min_x … max_y and count_x / count_y distinct x / y
+coordinates (L1069, L1103), and Manhattan distance d (= XY path length, L1127):
 
 - nodes_affected = (max_x - min_x + 1) · (max_y - min_y + 1)                    (L1071)
 - links_affected = (max_x - min_x) · count_y + (max_y - min_y) · count_x         (L1105)
@@ -11,8 +11,7 @@ x / y coordinates (L1069, L1103), and Manhattan distance d (= XY path length, L1
 - diameter = max_{l, m} d(l, m)                                                  (L1153)
 
 links_affected counts undirected links. Meshes only (the Lee-distance variant for k-ary n-cubes,
-L1182, is not needed by any allocator here). Cost O(j²) time and memory with numpy.
-"""
+L1182, is not needed by any allocator here). Cost O(j²) time and memory with numpy."""
 
 from __future__ import annotations
 
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.contention.traffic import cell_coords
+from meshsim.engine.contention.traffic import cell_coords
 
 
 @dataclass(frozen=True)

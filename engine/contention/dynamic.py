@@ -1,37 +1,37 @@
-"""``--runtime-model contention``: service times that grow with the link contention a job's
-traffic meets (Mache 1999, Ch. VII; formula in :mod:`engine.contention.runtime`).
+"""``--runtime-model contention``: service times that grow with the link contention a job's traffic
+meets (Mache 1999, Ch. VII; formula in :mod:`meshsim.engine.contention.runtime`).
 
-Every job runs a number of iterations of its traffic: the workload's ``iterations`` column when
-it has one (the Table 7 generator ``mache-io``), otherwise as many as its trace runtime lasts
-when it runs alone on its placement (so a trace job alone keeps its runtime and slows down only
-when others share its links). Its traffic is the workload's per-job choice
-(:func:`engine.contention.traffic.traffic_of`: ``meshsim run --pattern``, ``--io-traffic``,
+Every job runs a number of iterations of its traffic: the workload's ``iterations`` column when it
+has one (the Table 7 generator ``mache-io``), otherwise as many as its trace runtime lasts when it
+runs alone on its placement (so a trace job alone keeps its runtime and slows down only when others
+share its links). Its traffic is the workload's per-job choice
+(:func:`meshsim.engine.contention.traffic.traffic_of`: ``meshsim run --pattern``, ``--io-traffic``,
 ``--io-share`` or the ``mache-io`` generator's ``io_share``; by default write I/O only) of
-``node_mb`` = 1 MB per node and iteration (:func:`engine.contention.traffic.mixed_traffic`);
-random pairs are drawn from the job's own stream (:class:`~engine.contention.traffic.JobStreams`).
-Whenever the running set changes, every running job's remaining iterations are advanced at its
-old iteration time and its end is recomputed at the new one.
+``node_mb`` = 1 MB per node and iteration (:func:`meshsim.engine.contention.traffic.mixed_traffic`);
+random pairs are drawn from the job's own stream
+(:class:`~meshsim.engine.contention.traffic.JobStreams`). Whenever the running set changes, every
+running job's remaining iterations are advanced at its old iteration time and its end is recomputed
+at the new one.
 
 The model also measures, at every start and end (Mache's sampling, L1954) and weighted by time:
-the system's max_contention and the absolute system balance factor around the middle I/O link.
-Cost per change: O(running jobs × links) with numpy, plus routing the new job once.
-"""
+the system's max_contention and the absolute system balance factor around the middle I/O link. Cost
+per change: O(running jobs × links) with numpy, plus routing the new job once."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.allocation import Placement
-from engine.contention.balance import SampledMetric, balance_factor
-from engine.contention.io import IOLayout
-from engine.contention.runtime import RuntimeModel as FluidModel
-from engine.contention.runtime import iteration_times
-from engine.contention.state import contention
-from engine.contention.traffic import JobStreams, JobTraffic, job_traffic, traffic_of
-from engine.jobs import Job
-from engine.machines import Machine
-from engine.runtime_models import RUNTIME_MODELS, RuntimeModel
-from engine.workload import Workload
+from meshsim.engine.allocation import Placement
+from meshsim.engine.contention.balance import SampledMetric, balance_factor
+from meshsim.engine.contention.io import IOLayout
+from meshsim.engine.contention.runtime import RuntimeModel as FluidModel
+from meshsim.engine.contention.runtime import iteration_times
+from meshsim.engine.contention.state import contention
+from meshsim.engine.contention.traffic import JobStreams, JobTraffic, job_traffic, traffic_of
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import Machine
+from meshsim.engine.runtime_models import RUNTIME_MODELS, RuntimeModel
+from meshsim.engine.workload import Workload
 
 NODE_MB = 1.0
 """MB each compute node sends per iteration."""

@@ -1,36 +1,33 @@
 """I/O nodes: the ``[io]`` machine section and the geometry of the I/O column.
 
-Model (Mache 1999, Ch. VI L1606, L1817; Ch. VII L2260; extraction §1.6): the compute nodes form a
-W × H mesh (``topology.dims = [W, H]``); the I/O nodes sit in one extra column on the west side,
-at x = -1, one router per row y = 0 … H-1, of which ``count`` carry an I/O node. The I/O column has
-links between vertically adjacent routers and one link from router (-1, y) to compute node (0, y);
-every link is two unidirectional channels of ``link_mb_s`` MB/s each (L460, L1221). With
-``count == H`` this is exactly the model that reproduces Tables 5 and 6.
+Model (Mache 1999, Ch. VI L1606, L1817; Ch. VII L2260; extraction §1.6): the compute nodes form a W
+× H mesh (``topology.dims = [W, H]``); the I/O nodes sit in one extra column on the west side, at x
+= -1, one router per row y = 0 … H-1, of which ``count`` carry an I/O node. The I/O column has links
+between vertically adjacent routers and one link from router (-1, y) to compute node (0, y); every
+link is two unidirectional channels of ``link_mb_s`` MB/s each (L460, L1221). With ``count == H``
+this is exactly the model that reproduces Tables 5 and 6.
 
 A machine file describes it as data::
 
-    [io]
-    side = "west"          # the only side the dissertation analyses
-    count = 16             # m, the number of I/O nodes
-    link_mb_s = 380.0      # B_l, per direction (TFLOPS, L460)
-    node_mb_s = 64.0       # B_0, sustained per I/O node (TFLOPS, L460)
-    routing = "xy"         # dimension-ordered: along x first, then along y (L436)
-    placement = "center"   # where m < H I/O nodes sit in the column (see io_rows)
+    [io] side = "west"          # the only side the dissertation analyses count = 16             #
+    m, the number of I/O nodes link_mb_s = 380.0      # B_l, per direction (TFLOPS, L460) node_mb_s
+    = 64.0       # B_0, sustained per I/O node (TFLOPS, L460) routing = "xy"         #
+    dimension-ordered: along x first, then along y (L436) placement = "center"   # where m < H I/O
+    nodes sit in the column (see io_rows)
 
-Ambiguity 2 of the extraction (placement of m < H I/O nodes) is a choice here: ``center`` puts
-them in a contiguous block centred in the column, ``spread`` spaces them evenly. The middle I/O
-link (L1950) lies between I/O node m/2 - 1 and m/2 (0-based, in row order); compute rows at or
-beyond the row of I/O node m/2 form the *high* side, the others the *low* side. Mache's y grows
-upward (L839), so his "above the middle link" is our high side.
-"""
+Ambiguity 2 of the extraction (placement of m < H I/O nodes) is a choice here: ``center`` puts them
+in a contiguous block centred in the column, ``spread`` spaces them evenly. The middle I/O link
+(L1950) lies between I/O node m/2 - 1 and m/2 (0-based, in row order); compute rows at or beyond the
+row of I/O node m/2 form the *high* side, the others the *low* side. Mache's y grows upward (L839),
+so his "above the middle link" is our high side."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.errors import MeshsimError, where
-from engine.machines import SECTIONS, Machine, MachineHeader
-from engine.toml_table import Table
+from meshsim.engine.errors import MeshsimError, where
+from meshsim.engine.machines import SECTIONS, Machine, MachineHeader
+from meshsim.engine.toml_table import Table
 
 PLACEMENTS = ("center", "spread")
 """How ``count < H`` I/O nodes are placed in the column (see :func:`io_rows`)."""
@@ -82,9 +79,8 @@ def _positive(t: Table, name: str) -> float:
 def io_rows(height: int, count: int, placement: str = "center") -> tuple[int, ...]:
     """The rows of the I/O column that hold an I/O node, ascending.
 
-    ``center``: rows ``(H - m) // 2 … (H - m) // 2 + m - 1``; ``spread``: row
-    ``floor((i + 1/2) · H / m)`` for I/O node i. Both give every row when m = H.
-    """
+    ``center``: rows ``(H - m) // 2 … (H - m) // 2 + m - 1``; ``spread``: row ``floor((i + 1/2) · H
+    / m)`` for I/O node i. Both give every row when m = H."""
     if not 1 <= count <= height:
         raise MeshsimError(f"{count} I/O nodes do not fit a column of height {height}")
     if placement == "center":

@@ -10,19 +10,18 @@ analysis counts, for every directed link, the sender-receiver pairs whose XY pat
 The five layouts (L1568, Fig. 39 is lost) are generalised from the k = n geometry that reproduces
 Tables 5 and 6 exactly (extraction §3.11) to any 1 <= n <= k²:
 
-- ``block-corner``: an s × s block, s = ceil(sqrt(n)), in the corner at x = 0, y = 0 next to the
-  I/O column, filled row by row;
+- ``block-corner``: an s × s block, s = ceil(sqrt(n)), in the corner at x = 0, y = 0 next to the I/O
+  column, filled row by row;
 - ``block-center``: the same block centred, its corner at ((k - s) // 2, (k - s) // 2);
-- ``orthogonal``: whole rows (perpendicular to the I/O column), r = ceil(n / k) rows starting at
-  row (k - r) // 2, filled row by row from x = 0;
+- ``orthogonal``: whole rows (perpendicular to the I/O column), r = ceil(n / k) rows starting at row
+  (k - r) // 2, filled row by row from x = 0;
 - ``parallel``: whole columns (parallel to the I/O column) from x = 0; a partial last column is
   centred vertically;
-- ``diagonal``: node i at (i mod k, (i mod k + i div k) mod k): the main diagonal, then its
-  cyclic shifts.
+- ``diagonal``: node i at (i mod k, (i mod k + i div k) mod k): the main diagonal, then its cyclic
+  shifts.
 
-I/O nodes that do not fill the column are centred (``placement = "center"``). Cost O(m · n)
-with numpy.
-"""
+I/O nodes that do not fill the column are centred (``placement = "center"``). Cost O(m · n) with
+numpy."""
 
 from __future__ import annotations
 
@@ -32,11 +31,11 @@ from math import isqrt
 
 import numpy as np
 
-from engine.contention.io import IOLayout
-from engine.contention.routing import Link, LinkLoads, link_space
-from engine.contention.traffic import PATTERNS, io_coords
-from engine.errors import MeshsimError
-from engine.registry import Registry
+from meshsim.engine.contention.io import IOLayout
+from meshsim.engine.contention.routing import Link, LinkLoads, link_space
+from meshsim.engine.contention.traffic import PATTERNS, io_coords
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.registry import Registry
 
 LayoutFn = Callable[[int, int], np.ndarray]
 
@@ -206,8 +205,8 @@ _FAMILY_TEXT = {
 
 
 def render_layout_analysis(a: LayoutAnalysis, *, matrix: bool | None = None) -> str:
-    """Plain text: the layout picture and link matrices (when ``matrix``, by default for
-    meshes up to 32 wide), the hotspot, max_contention and the throughputs."""
+    """Plain text: the layout picture and link matrices (when ``matrix``, by default for meshes up
+    to 32 wide), the hotspot, max_contention and the throughputs."""
     show = a.mesh <= 32 if matrix is None else matrix
     m, n = a.io_nodes, a.size
     lines = [

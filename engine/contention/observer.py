@@ -1,51 +1,49 @@
-"""Contention per job and over the run, measured while a simulation runs on a machine with I/O
-nodes (Mache 1999, Ch. III, IV, VI and VII), whatever the allocator and the runtime model.
+"""Contention per job and over the run, measured while a simulation runs on a machine with I/O nodes
+(Mache 1999, Ch. III, IV, VI and VII), whatever the allocator and the runtime model.
 
-Every running job's traffic is the one the contention runtime model routes for it (the
-workload's :func:`~engine.contention.traffic.traffic_of` choice, 1 MB per node and iteration,
-random pairs from the job's own :class:`~engine.contention.traffic.JobStreams` stream), on the
+Every running job's traffic is the one the contention runtime model routes for it (the workload's
+:func:`~meshsim.engine.contention.traffic.traffic_of` choice, 1 MB per node and iteration, random
+pairs from the job's own :class:`~meshsim.engine.contention.traffic.JobStreams` stream), on the
 cells it holds. Whenever the running set changes (a job starts, ends, is killed or migrates), the
-contention of the new set is computed (:func:`engine.contention.state.contention`); every value
-below is constant between two changes.
+contention of the new set is computed (:func:`meshsim.engine.contention.state.contention`); every
+value below is constant between two changes.
 
 Per job (:data:`JOB_COLUMNS`, appended to the jobs CSV):
 
-- the six dispersal metrics of Ch. IV (L1041-1186, :mod:`engine.contention.dispersal`) and the
-  signed balance factor around the middle I/O link (Ch. VII, L1950), of the cells the job
+- the six dispersal metrics of Ch. IV (L1041-1186, :mod:`meshsim.engine.contention.dispersal`) and
+  the signed balance factor around the middle I/O link (Ch. VII, L1950), of the cells the job
   started on (a migrated job keeps them: they describe the allocator's decision);
 - ``pairs``: its sender-receiver pairs per iteration (the edges of its traffic graph, L869);
-- ``intra_contention``: the largest number of its own pairs on one link (intra-job contention,
-  L869, counted like link_contention, L1621);
+- ``intra_contention``: the largest number of its own pairs on one link (intra-job contention, L869,
+  counted like link_contention, L1621);
 - ``inter_contention``: over the links its pairs use, the largest number of *other* jobs' pairs
   (inter-job contention, L869); ``inter_contention_max`` its peak over the job's life;
 - ``max_contention``: the largest link_contention (all jobs' pairs) on a link its pairs use, the
   hotspot its traffic meets (L887);
-- ``throughput_mb_s``: Ch. VI's throughput (L1645-1667) for its pairs at that hotspot,
-  ``P_comm · B_l / C + min(P_io · B_l / C, m · B_0)`` with C its ``max_contention`` and P_io /
-  P_comm its pairs with / without an I/O node: with only I/O pairs it is
-  ``min(m · n · B_l / max_contention, m · B_0)``. 0 for a job without pairs.
+- ``throughput_mb_s``: Ch. VI's throughput (L1645-1667) for its pairs at that hotspot, ``P_comm ·
+  B_l / C + min(P_io · B_l / C, m · B_0)`` with C its ``max_contention`` and P_io / P_comm its pairs
+  with / without an I/O node: with only I/O pairs it is ``min(m · n · B_l / max_contention, m ·
+  B_0)``. 0 for a job without pairs.
 
-The four contention columns and the throughput are **time-weighted over the job's life**,
-∫ x dt / (end - start) over [start, end], because they change whenever another job starts or
-ends (a job that lasts no time gets its value at its start); ``intra_contention`` changes only
-when the job migrates.
+The four contention columns and the throughput are **time-weighted over the job's life**, ∫ x dt /
+(end - start) over [start, end], because they change whenever another job starts or ends (a job that
+lasts no time gets its value at its start); ``intra_contention`` changes only when the job migrates.
 
 Over the run (:meth:`ContentionObserver.metrics`, added to the result JSON ``metrics``),
 time-weighted over [first start, last end], time with nothing running counting as 0:
 ``max_contention_time_mean`` (and ``max_contention_peak``), ``balance_time_mean`` (the absolute
-system balance factor, L1952), ``shared_links_time_mean`` (links carrying pairs of two or more
-jobs) and ``network_throughput_mb_s_time_mean`` (the formula above over every running job's
-pairs and the system max_contention). Means over the running jobs are time-weighted over the time
-at least one job runs: ``intra_contention_time_mean``, ``inter_contention_time_mean`` and, for
-each dispersal metric d, ``d_time_mean`` — the snapshot average that Mache's *average
-dispersal*, ``d_mean`` = the mean of d over the jobs (L1196), stands in for (L1198-1205).
-``max_contention_time_mean`` and ``balance_time_mean`` are the contention runtime model's own
-figures, measured identically, so a run without the model reports them too.
+system balance factor, L1952), ``shared_links_time_mean`` (links carrying pairs of two or more jobs)
+and ``network_throughput_mb_s_time_mean`` (the formula above over every running job's pairs and the
+system max_contention). Means over the running jobs are time-weighted over the time at least one job
+runs: ``intra_contention_time_mean``, ``inter_contention_time_mean`` and, for each dispersal metric
+d, ``d_time_mean`` — the snapshot average that Mache's *average dispersal*, ``d_mean`` = the mean of
+d over the jobs (L1196), stands in for (L1198-1205). ``max_contention_time_mean`` and
+``balance_time_mean`` are the contention runtime model's own figures, measured identically, so a run
+without the model reports them too.
 
 Link contention counts pairs, not bytes, as Mache's does (L1621): an n-body pair carrying n - 1
 blocks counts once. Cost per change: O(running jobs × links) with numpy plus, per new job, its
-routing and its O(j²) dispersal.
-"""
+routing and its O(j²) dispersal."""
 
 from __future__ import annotations
 
@@ -55,18 +53,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.contention.balance import SampledMetric, balance_factor
-from engine.contention.dispersal import Dispersal, cell_dispersal
-from engine.contention.dynamic import NODE_MB
-from engine.contention.io import IOLayout
-from engine.contention.state import contention
-from engine.contention.traffic import JobStreams, JobTraffic, job_traffic, traffic_of
-from engine.machines import Machine
-from engine.seeding import Stream, generator
-from engine.workload import Workload
+from meshsim.engine.contention.balance import SampledMetric, balance_factor
+from meshsim.engine.contention.dispersal import Dispersal, cell_dispersal
+from meshsim.engine.contention.dynamic import NODE_MB
+from meshsim.engine.contention.io import IOLayout
+from meshsim.engine.contention.state import contention
+from meshsim.engine.contention.traffic import JobStreams, JobTraffic, job_traffic, traffic_of
+from meshsim.engine.machines import Machine
+from meshsim.engine.seeding import Stream, generator
+from meshsim.engine.workload import Workload
 
 if TYPE_CHECKING:
-    from engine.simulation import RunningJob
+    from meshsim.engine.simulation import RunningJob
 
 DISPERSAL = tuple(f.name for f in fields(Dispersal))
 """The six Ch. IV dispersal metrics, in :class:`Dispersal` order."""

@@ -1,9 +1,9 @@
 """Directed links of a W × H mesh plus its west I/O column, and XY routing over them.
 
 Routing (Mache 1999, L436, L861-863): minimal dimension-ordered XY routing; a message from (sx, sy)
-to (dx, dy) first travels along x in row sy to column dx, then along y in column dx to row dy.
-Each pair of neighbouring routers is joined by two unidirectional links (L1221), counted
-separately. The I/O column is x = -1 (see :mod:`engine.contention.io`).
+to (dx, dy) first travels along x in row sy to column dx, then along y in column dx to row dy. Each
+pair of neighbouring routers is joined by two unidirectional links (L1221), counted separately. The
+I/O column is x = -1 (see :mod:`meshsim.engine.contention.io`).
 
 Links are grouped in four families by direction: ``+x`` (east), ``-x`` (west), ``+y`` and ``-y``
 (Mache's north and south: his y grows upward, L839). A family's loads form a 2D array indexed like
@@ -16,8 +16,7 @@ the grid, ``[x, y]``, on the extended grid whose column 0 is the I/O column:
 
 Loads are computed with difference arrays: each routed pair adds its weight at the start of its
 horizontal and vertical segment and subtracts it at the end, and a cumulative sum along each line
-gives every link's load. Cost O(pairs + links) per call, fully vectorised (numpy ``bincount``).
-"""
+gives every link's load. Cost O(pairs + links) per call, fully vectorised (numpy ``bincount``)."""
 
 from __future__ import annotations
 
@@ -116,10 +115,9 @@ class LinkSpace:
     ) -> np.ndarray:
         """Per-link load of XY-routed pairs: shape ``(n_groups, count)``.
 
-        ``src`` and ``dst`` are ``(k, 2)`` integer arrays of compute coordinates (x = -1 for the
-        I/O column); ``weights`` defaults to 1 per pair (Mache's link_contention counts pairs,
-        L1621); ``groups`` assigns each pair to a row of the result (e.g. its job).
-        """
+        ``src`` and ``dst`` are ``(k, 2)`` integer arrays of compute coordinates (x = -1 for the I/O
+        column); ``weights`` defaults to 1 per pair (Mache's link_contention counts pairs, L1621);
+        ``groups`` assigns each pair to a row of the result (e.g. its job)."""
         src = np.asarray(src, dtype=np.int64).reshape(-1, 2)
         dst = np.asarray(dst, dtype=np.int64).reshape(-1, 2)
         w = np.ones(len(src)) if weights is None else np.asarray(weights, dtype=np.float64)

@@ -3,17 +3,16 @@
 Definitions (Mache 1999, L869, L887, L1621-1623): link_contention(l) is the number of
 sender-receiver pairs whose XY path uses l; the hotspot is a link of maximal link_contention and
 max_contention its value. Contention on a link is *intra-job* when pairs of one job share it and
-*inter-job* when pairs of different jobs do. The dissertation defines both only qualitatively;
-the numbers here are:
+*inter-job* when pairs of different jobs do. The dissertation defines both only qualitatively; the
+numbers here are:
 
 - ``intra[j]`` = max over links of job j's own pairs (its max_contention in isolation);
 - ``inter[j]`` = max over the links job j uses of the *other* jobs' pairs on that link;
-- ``met[j]`` = max over the links job j uses of all pairs on that link (the contention its
-  traffic meets, which drives :mod:`engine.contention.runtime`);
+- ``met[j]`` = max over the links job j uses of all pairs on that link (the contention its traffic
+  meets, which drives :mod:`meshsim.engine.contention.runtime`);
 - ``shared_links`` = number of links used by pairs of at least two jobs.
 
-Cost: O(jobs × links) with numpy on the routed vectors of :class:`JobTraffic`.
-"""
+Cost: O(jobs × links) with numpy on the routed vectors of :class:`JobTraffic`."""
 
 from __future__ import annotations
 
@@ -22,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.contention.io import IOLayout
-from engine.contention.routing import Link, LinkLoads, link_space
-from engine.contention.traffic import JobTraffic
+from meshsim.engine.contention.io import IOLayout
+from meshsim.engine.contention.routing import Link, LinkLoads, link_space
+from meshsim.engine.contention.traffic import JobTraffic
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,36 +1,35 @@
 """Traffic patterns and the per-job traffic record used by every contention computation.
 
 A pattern turns a job's nodes (in rank order: task i runs on ``cells[i]``, the order the allocator
-gave) and the I/O nodes into sender-receiver pairs (Mache 1999, Ch. II L489-503, Ch. III
-L795-835). Every pair is one unicast message; the patterns are:
+gave) and the I/O nodes into sender-receiver pairs (Mache 1999, Ch. II L489-503, Ch. III L795-835).
+Every pair is one unicast message; the patterns are:
 
 - ``all-to-all``: all-to-all personalized (complete exchange), every ordered pair i != j (L495);
   ``transpose`` is the same pair set (the dissertation files matrix transpose and FFT data
   redistribution under complete exchange, L497);
-- ``all-to-all-broadcast``: every node sends its one message to every other node, sent as
-  unicasts, so the same pairs as ``all-to-all`` (only the message content differs, which link
-  counting cannot see);
+- ``all-to-all-broadcast``: every node sends its one message to every other node, sent as unicasts,
+  so the same pairs as ``all-to-all`` (only the message content differs, which link counting cannot
+  see);
 - ``one-to-all``: broadcast from rank 0, as direct unicasts to every other rank;
 - ``circular-shift``: rank i sends to rank (i + 1) mod n (L503);
-- ``nbody``: the systolic n-body ring: every block travels once around the ring, so the pairs of
-  the circular shift each carry n - 1 messages;
-- ``fft``: butterfly: in phase p = 0 … ceil(log2 n) - 1, rank i exchanges with i XOR 2^p when
-  that rank exists (Ch. IV's FFT pattern, L1246-1248; phases are summed, barriers ignored);
+- ``nbody``: the systolic n-body ring: every block travels once around the ring, so the pairs of the
+  circular shift each carry n - 1 messages;
+- ``fft``: butterfly: in phase p = 0 … ceil(log2 n) - 1, rank i exchanges with i XOR 2^p when that
+  rank exists (Ch. IV's FFT pattern, L1246-1248; phases are summed, barriers ignored);
 - ``random-pairs``: each rank sends one message to a uniformly chosen other rank (drawn from the
   generator passed in, once per job);
 - ``io-write`` / ``io-read``: complete bipartite K_{m,n} between the job's compute nodes and every
   I/O node (L833-835, L1612): write is compute -> I/O node, read is I/O node -> compute.
 
-Every pattern but the two I/O ones is also in :data:`COMM_PATTERNS` (what ``meshsim run
---pattern`` accepts); :data:`IO_TRAFFIC` names the two I/O directions (``--io-traffic``).
+Every pattern but the two I/O ones is also in :data:`COMM_PATTERNS` (what ``meshsim run --pattern``
+accepts); :data:`IO_TRAFFIC` names the two I/O directions (``--io-traffic``).
 
 A job's traffic is a tuple of :class:`Traffic` components, each a pattern and the MB one pair (or
 one sending rank) carries per iteration. :func:`job_traffic` routes it once, when the job starts,
 into per-link arrays (pair counts for Mache's link_contention, MB for the runtime model), so
-recomputing the contention of a running set only sums stored vectors. :class:`TrafficChoice` is
-what a run's jobs do (pattern, I/O direction, I/O share), kept per job in the workload's
-``attrs`` by :func:`with_traffic`.
-"""
+recomputing the contention of a running set only sums stored vectors. :class:`TrafficChoice` is what
+a run's jobs do (pattern, I/O direction, I/O share), kept per job in the workload's ``attrs`` by
+:func:`with_traffic`."""
 
 from __future__ import annotations
 
@@ -40,11 +39,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.contention.io import IOLayout
-from engine.contention.routing import hops, link_space
-from engine.errors import MeshsimError
-from engine.registry import Registry
-from engine.workload import Workload
+from meshsim.engine.contention.io import IOLayout
+from meshsim.engine.contention.routing import hops, link_space
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.registry import Registry
+from meshsim.engine.workload import Workload
 
 Pairs = tuple[np.ndarray, np.ndarray, np.ndarray]
 """Sender coordinates (k, 2), receiver coordinates (k, 2), messages per pair (k,)."""
@@ -166,8 +165,7 @@ class Traffic(NamedTuple):
 
     ``mb_per_pair`` is what each pair carries (times the pattern's multiplicity); with
     ``per_sender`` it is instead what each sending rank sends in all, split over its pairs in
-    proportion to their multiplicities.
-    """
+    proportion to their multiplicities."""
 
     pattern: str
     mb_per_pair: float = 1.0
@@ -187,13 +185,12 @@ def mixed_traffic(
     Ambiguity 9 of the extraction (what the "percentage of I/O traffic" counts, L2421) is decided
     here as a share of bytes: every compute node moves ``node_mb`` MB per iteration; the share
     ``io_share`` it exchanges with the ``io_nodes`` I/O nodes, ``io_share · node_mb / io_nodes``
-    with each (it writes them for ``io = "write"``, L2262, and reads them for ``"read"``, L835);
-    the rest, ``(1 - io_share) · node_mb``, every rank that sends in ``pattern`` sends, split over
-    its messages (all-to-all: to each of the other ``size - 1`` ranks, Ch. VII's communication
-    part, L957; circular shift: all to the next rank; one-to-all: rank 0 to each other rank, the
-    others send nothing). Every job has the same share unless the workload gives one per job
-    (L2665 asks for per-job ratios as future work).
-    """
+    with each (it writes them for ``io = "write"``, L2262, and reads them for ``"read"``, L835); the
+    rest, ``(1 - io_share) · node_mb``, every rank that sends in ``pattern`` sends, split over its
+    messages (all-to-all: to each of the other ``size - 1`` ranks, Ch. VII's communication part,
+    L957; circular shift: all to the next rank; one-to-all: rank 0 to each other rank, the others
+    send nothing). Every job has the same share unless the workload gives one per job (L2665 asks
+    for per-job ratios as future work)."""
     if not 0.0 <= io_share <= 1.0:
         raise MeshsimError(f"I/O share must lie in [0, 1], got {io_share}")
     COMM_PATTERNS.get(pattern)
@@ -223,8 +220,8 @@ TRAFFIC_ATTRS = {"pattern": "pattern", "io": "io_traffic", "io_share": "io_share
 
 
 def traffic_of(attrs: Mapping[str, np.ndarray], index: int) -> TrafficChoice:
-    """Job ``index``'s traffic from a workload's per-job columns; a missing column (or a job
-    beyond it, e.g. one an operator submitted) takes the :class:`TrafficChoice` default."""
+    """Job ``index``'s traffic from a workload's per-job columns; a missing column (or a job beyond
+    it, e.g. one an operator submitted) takes the :class:`TrafficChoice` default."""
     given = {}
     for name, column in TRAFFIC_ATTRS.items():
         values = attrs.get(column)
@@ -241,9 +238,9 @@ def with_traffic(
     io_share: float | None = None,
 ) -> Workload:
     """The workload with every job's traffic set (``meshsim run --pattern/--io-traffic/
-    --io-share``); what is not given keeps the workload's own column (the ``mache-io``
-    generator's ``io_share``) or the :class:`TrafficChoice` default. Unknown names and shares
-    outside [0, 1] are a :class:`MeshsimError` listing what is valid."""
+    --io-share``); what is not given keeps the workload's own column (the ``mache-io`` generator's
+    ``io_share``) or the :class:`TrafficChoice` default. Unknown names and shares outside [0, 1] are
+    a :class:`MeshsimError` listing what is valid."""
     if pattern is None and io is None and io_share is None:
         return workload
     if pattern is not None:
@@ -264,8 +261,8 @@ def with_traffic(
 
 
 class JobStreams:
-    """One random stream per job, drawn from a run's runtime stream once, so a job's random
-    traffic (``random-pairs``) depends on the seed and the job, not on the order jobs start in:
+    """One random stream per job, drawn from a run's runtime stream once, so a job's random traffic
+    (``random-pairs``) depends on the seed and the job, not on the order jobs start in:
     the runtime model and the run's contention observer route the same pairs."""
 
     def __init__(self, rng: np.random.Generator) -> None:
@@ -293,11 +290,10 @@ class JobTraffic:
     """A running job's traffic, routed once: per-link and per-I/O-node loads.
 
     ``pairs`` counts sender-receiver pairs per link (Mache's link_contention, L1621; a pair that
-    several components produce counts once per component); ``volume`` is MB per iteration per
-    link; ``ion_pairs`` / ``ion_volume`` are the same per I/O node (as sender or receiver);
-    ``max_hops`` is the longest XY path of the job's pairs; ``pair_count`` the number of pairs
-    (of which ``ion_pairs.sum()`` have an I/O node at one end).
-    """
+    several components produce counts once per component); ``volume`` is MB per iteration per link;
+    ``ion_pairs`` / ``ion_volume`` are the same per I/O node (as sender or receiver); ``max_hops``
+    is the longest XY path of the job's pairs; ``pair_count`` the number of pairs (of which
+    ``ion_pairs.sum()`` have an I/O node at one end)."""
 
     key: int
     cells: tuple[int, ...]

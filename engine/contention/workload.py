@@ -1,22 +1,21 @@
 """The synthetic I/O workload of Mache 1999, Ch. VII, Table 7 (workload I).
 
-Table 7: 1000 jobs, exponential job sizes with "mean = 4 * 4", exponential interarrival times
-whose mean varies with the load studied (500 for Table 8; 500 … 20 for Table 9, L2501). Choices:
+Table 7: 1000 jobs, exponential job sizes with "mean = 4 * 4", exponential interarrival times whose
+mean varies with the load studied (500 for Table 8; 500 … 20 for Table 9, L2501). Choices:
 
-- *sizes* (extraction ambiguity 5): "4 * 4" is read as a mean of 16 nodes (Ch. IV's "mean of
-  16", L1244), not as w and h each exponential with mean 4. Sizes are the discrete analogue of
-  the exponential, the geometric distribution on 1, 2, … with p = 1 / mean (memoryless, mean
-  exactly ``mean_size``), capped at ``max_size`` (the machine size);
+- *sizes* (extraction ambiguity 5): "4 * 4" is read as a mean of 16 nodes (Ch. IV's "mean of 16",
+  L1244), not as w and h each exponential with mean 4. Sizes are the discrete analogue of the
+  exponential, the geometric distribution on 1, 2, … with p = 1 / mean (memoryless, mean exactly
+  ``mean_size``), capped at ``max_size`` (the machine size);
 - *arrivals*: a Poisson process from time 0 (the first job arrives after one interarrival time);
-- *service demand*: no computation (L1253, L2258); every job runs the same number of
-  ``iterations`` of its traffic pattern (L2258), so its message count grows with its size; the
-  time an iteration takes comes from :mod:`engine.contention.runtime`;
+- *service demand*: no computation (L1253, L2258); every job runs the same number of ``iterations``
+  of its traffic pattern (L2258), so its message count grows with its size; the time an iteration
+  takes comes from :mod:`meshsim.engine.contention.runtime`;
 - *I/O share*: the same fraction of traffic for every job (L2665; see
-  :func:`engine.contention.traffic.mixed_traffic`).
+  :func:`meshsim.engine.contention.traffic.mixed_traffic`).
 
-Randomness: the generator passed in spawns one child stream for arrivals and one for sizes, so
-the sizes do not change when the interarrival mean does. Cost O(jobs).
-"""
+Randomness: the generator passed in spawns one child stream for arrivals and one for sizes, so the
+sizes do not change when the interarrival mean does. Cost O(jobs)."""
 
 from __future__ import annotations
 
@@ -24,11 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.errors import MeshsimError
-from engine.generators import GENERATORS
-from engine.machines import Machine
-from engine.toml_table import Table
-from engine.workload import Workload, from_columns
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.generators import GENERATORS
+from meshsim.engine.machines import Machine
+from meshsim.engine.toml_table import Table
+from meshsim.engine.workload import Workload, from_columns
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,9 +72,9 @@ def synthetic_io_workload(
 @GENERATORS.register("mache-io")
 def mache_io(t: Table, machine: Machine, rng: np.random.Generator) -> Workload:
     """Table 7's workload as a workload file (``kind = "mache-io"``): ``jobs``,
-    ``mean_interarrival``, ``mean_size``, ``iterations``, ``io_share``. Runtimes and estimates
-    are set to the iteration count; run it with ``--runtime-model contention``, which replaces
-    them by the time the iterations take."""
+    ``mean_interarrival``, ``mean_size``, ``iterations``, ``io_share``. Runtimes and estimates are
+    set to the iteration count; run it with ``--runtime-model contention``, which replaces them by
+    the time the iterations take."""
     spec = synthetic_io_workload(
         rng,
         jobs=t.int("jobs", 1000, minimum=1),

@@ -1,10 +1,9 @@
 """What a case needs that this meshsim or this machine lacks: a command, an option, a policy or
 machine name, a workload generator, a trace or a file.
 
-``meshsim sweep`` turns the first need into an error (the message a run would give);
-``meshsim reproduce`` reports every distinct need ("needs allocator 'mpl' (not available)") and
-runs only the cases that need nothing.
-"""
+``meshsim sweep`` turns the first need into an error (the message a run would give); ``meshsim
+reproduce`` reports every distinct need ("needs allocator 'mpl' (not available)") and runs only the
+cases that need nothing."""
 
 from __future__ import annotations
 
@@ -14,24 +13,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.allocation import ALLOCATORS
-from engine.errors import MeshsimError
-from engine.experiments.options import (
+from meshsim.engine.allocation import ALLOCATORS
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.experiments.options import (
     TRACE_PREFIX,
     OptionSchema,
-    find_trace,
     is_file_value,
     resolve_file,
-    trace_dirs,
 )
-from engine.experiments.runners import RUNNERS
-from engine.experiments.spec import WORKLOAD_PREFIX
-from engine.generators import GENERATORS
-from engine.machines import bundled_machines
-from engine.registry import Registry
-from engine.scheduling.backfill import BACKFILLS
-from engine.scheduling.disciplines import DISCIPLINES
-from engine.scheduling.orders import QUEUE_ORDERS
+from meshsim.engine.experiments.runners import RUNNERS
+from meshsim.engine.experiments.spec import WORKLOAD_PREFIX
+from meshsim.engine.generators import GENERATORS
+from meshsim.engine.machines import bundled_machines
+from meshsim.engine.registry import Registry
+from meshsim.engine.scheduling.backfill import BACKFILLS
+from meshsim.engine.scheduling.disciplines import DISCIPLINES
+from meshsim.engine.scheduling.orders import QUEUE_ORDERS
+from meshsim.engine.tracepath import find_trace, trace_dirs
 
 NAMED_OPTIONS: dict[str, dict[str, Registry[Any]]] = {
     "run": {
@@ -115,7 +113,7 @@ def _file_needs(value: str, folder: Path, hints: Mapping[str, str]) -> list[Need
         if find_trace(name) is None:
             places = ", ".join(str(d) for d in trace_dirs())
             hint = hints.get(name, "")
-            where = f"put it in one of {places} or name a folder in MESHSIM_TRACES"
+            where = f"put it in one of {places}, or add a folder with --traces or MESHSIM_TRACES"
             hint = f"{hint}; {where}" if hint else where
             return [Need("trace", name, f"trace '{name}' not found ({hint})", hint)]
         return []
@@ -130,8 +128,8 @@ def _file_needs(value: str, folder: Path, hints: Mapping[str, str]) -> list[Need
 
 
 def _workload_kind(path: Path) -> str | None:
-    """The generator a workload file names (None for other TOML files or unreadable ones, which
-    the run itself reports)."""
+    """The generator a workload file names (None for other TOML files or unreadable ones, which the
+    run itself reports)."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError):

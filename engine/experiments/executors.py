@@ -1,20 +1,18 @@
 """Where the cases of a sweep run.
 
-- ``local`` (default): a pool of worker processes on this machine, one per core unless
-  ``--workers N`` says otherwise; with one worker the cases run in this process, one after
-  another (no pool to start, and Ctrl-C lands directly in the running case). Pool workers start
-  from a fork server (spawn where there is none), so they never inherit the threads of the
-  parent's progress display; they ignore SIGINT, and on Ctrl-C the parent cancels what is queued
-  and terminates them.
+- ``local`` (default): a pool of worker processes on this machine, one per core unless ``--workers
+  N`` says otherwise; with one worker the cases run in this process, one after another (no pool to
+  start, and Ctrl-C lands directly in the running case). Pool workers start from a fork server
+  (spawn where there is none), so they never inherit the threads of the parent's progress display;
+  they ignore SIGINT, and on Ctrl-C the parent cancels what is queued and terminates them.
 - ``dask``: a Dask ``distributed`` LocalCluster of N single-threaded worker processes;
   ``dask://HOST:PORT``: an existing Dask scheduler. Workers must run the same meshsim and see the
   input files at the same paths (a worker that reads other bytes fails the case; see
-  :mod:`engine.experiments.worker`). Dask is optional: ``pip install 'meshsim[dask]'``.
+  :mod:`meshsim.engine.experiments.worker`). Dask is optional: ``pip install 'meshsim[dask]'``.
 
-Every executor reports outcomes as they complete, in whatever order, to a callback that runs in
-this process (which alone writes the results folder), and re-raises ``KeyboardInterrupt`` after
-stopping its work.
-"""
+Every executor reports outcomes as they complete, in whatever order, to a callback that runs in this
+process (which alone writes the results folder), and re-raises ``KeyboardInterrupt`` after stopping
+its work."""
 
 from __future__ import annotations
 
@@ -26,9 +24,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from typing import Any, Protocol
 
-from engine.errors import MeshsimError
-from engine.experiments.plan import Task
-from engine.experiments.worker import Outcome, execute_case
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.experiments.plan import Task
+from meshsim.engine.experiments.worker import Outcome, execute_case
 
 DASK_PREFIX = "dask://"
 
@@ -42,8 +40,8 @@ class Executor(Protocol):
 
 
 def make_executor(name: str, workers: int | None = None) -> Executor:
-    """The executor ``local``, ``dask`` or ``dask://HOST:PORT`` with ``workers`` workers
-    (default: the number of cores)."""
+    """The executor ``local``, ``dask`` or ``dask://HOST:PORT`` with ``workers`` workers (default:
+    the number of cores)."""
     if workers is not None and workers < 1:
         raise MeshsimError(f"--workers must be at least 1, got {workers}")
     count = workers or os.cpu_count() or 1
@@ -108,8 +106,8 @@ def _pool_outcome(future: Future[Outcome], task: Task) -> Outcome:
 
 
 def _terminate(pool: ProcessPoolExecutor) -> None:
-    """Cancel queued tasks and end the worker processes now (``terminate_workers`` exists only
-    from Python 3.14, so the processes are taken from the pool before it forgets them)."""
+    """Cancel queued tasks and end the worker processes now (``terminate_workers`` exists only from
+    Python 3.14, so the processes are taken from the pool before it forgets them)."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:

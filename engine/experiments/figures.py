@@ -1,17 +1,16 @@
 """The standard figures of a sweep, as data (any renderer draws them: matplotlib files or the
-terminal renderer of :mod:`engine.experiments.textplot`).
+terminal renderer of :mod:`meshsim.engine.experiments.textplot`).
 
-- **metric vs. load** (seed 001 Figs. 2–7): x = the load key, y = the configuration mean of a
-  metric with its 95 % interval, one line per policy (every other configuration key);
-- **utilization vs. slowdown** (seed 002 Fig. 1): x = mean utilization, y = mean bounded
-  slowdown (log scale), one curve per policy, points in load order;
+- **metric vs. load** (seed 001 Figs. 2–7): x = the load key, y = the configuration mean of a metric
+  with its 95 % interval, one line per policy (every other configuration key);
+- **utilization vs. slowdown** (seed 002 Fig. 1): x = mean utilization, y = mean bounded slowdown
+  (log scale), one curve per policy, points in load order;
 - **wait CDFs by size class** (seed 000 Figs. 10–13): the cumulative distribution of job waits
-  (minutes) per size class and per series value, pooled over replications, one figure per
-  remaining configuration; needs the per-job CSVs (``[sweep] jobs = true``).
+  (minutes) per size class and per series value, pooled over replications, one figure per remaining
+  configuration; needs the per-job CSVs (``[sweep] jobs = true``).
 
-The load key is the first configuration key among :data:`LOAD_KEYS`, else the first whose values
-are all numbers.
-"""
+The load key is the first configuration key among :data:`LOAD_KEYS`, else the first whose values are
+all numbers."""
 
 from __future__ import annotations
 
@@ -22,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import MeshsimError
-from engine.experiments.stats import aggregate, group_key
-from engine.experiments.store import ResultStore
-from engine.experiments.summaries import config_keys
-from engine.experiments.tables import CaseRow
-from engine.machines import Machine, load_machine, power_of_two_label
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.experiments.stats import aggregate, group_key
+from meshsim.engine.experiments.store import ResultStore
+from meshsim.engine.experiments.summaries import config_keys
+from meshsim.engine.experiments.tables import CaseRow
+from meshsim.engine.machines import Machine, load_machine, power_of_two_label
 
 LOAD_KEYS = ("load-factor", "runtime-scale", "workload.arrival_rate", "workload.load")
 
@@ -44,8 +43,8 @@ class Series:
 
 @dataclass(frozen=True)
 class Figure:
-    """One figure: its file stem, title, axis labels, curves and scales. ``steps`` draws the
-    curves as step functions (CDFs)."""
+    """One figure: its file stem, title, axis labels, curves and scales. ``steps`` draws the curves
+    as step functions (CDFs)."""
 
     name: str
     title: str

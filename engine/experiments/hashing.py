@@ -1,11 +1,10 @@
 """Content hashes: a case is finished when a stored result carries the hash of exactly the inputs
 the case would read now.
 
-The input hash of a case is SHA-256 over the meshsim version, the command, the case's options
-with every file value replaced by the SHA-256 of the file's bytes, and the hashes of the extra
-files the command reads (:mod:`engine.experiments.runners`). Moving or renaming input files keeps
-the hash; changing one byte of them, an option, or the meshsim version changes it.
-"""
+The input hash of a case is SHA-256 over the meshsim version, the command, the case's options with
+every file value replaced by the SHA-256 of the file's bytes, and the hashes of the extra files the
+command reads (:mod:`meshsim.engine.experiments.runners`). Moving or renaming input files keeps the
+hash; changing one byte of them, an option, or the meshsim version changes it."""
 
 from __future__ import annotations
 
@@ -15,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import engine
-from engine.errors import MeshsimError
+from meshsim import __version__
+from meshsim.engine.errors import MeshsimError
 
 _CHUNK = 1 << 20
 
@@ -51,7 +50,7 @@ def input_hash(command: str, options: Mapping[str, Any], extra_files: Iterable[s
     """The hash of a case's inputs: ``options`` must already carry file hashes in place of file
     paths; ``extra_files`` are the hashes of the other files it reads."""
     text = json.dumps(
-        [engine.__version__, command, sorted(options.items()), sorted(extra_files)],
+        [__version__, command, sorted(options.items()), sorted(extra_files)],
         sort_keys=True,
     )
     return hashlib.sha256(text.encode()).hexdigest()

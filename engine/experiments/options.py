@@ -1,19 +1,17 @@
 """The options a sweep case may set, how their values are checked, and which values are files.
 
-A case is an ordinary command (``meshsim run``), so the keys of a sweep spec are that command's
-long option names without the dashes (``load-factor``, ``procs-per-unit``); ``load_factor`` is
-accepted as the same key. The front end builds the :class:`OptionSchema` by introspecting the
-command's parameters, so an option added to ``meshsim run`` is accepted by sweeps with no change
-here.
+A case is an ordinary command (``meshsim run``), so the keys of a sweep spec are that command's long
+option names without the dashes (``load-factor``, ``procs-per-unit``); ``load_factor`` is accepted
+as the same key. The front end builds the :class:`OptionSchema` by introspecting the command's
+parameters, so an option added to ``meshsim run`` is accepted by sweeps with no change here.
 
 **Which values are files** (resolved relative to the spec file, and hashed by content):
 
 - every value of an option whose parameter is declared as a path;
-- a string value that contains a ``/`` or ends with one of :data:`FILE_SUFFIXES` (so
-  ``workload = "uniform.toml"`` is a file but ``machine = "mesh32"`` and ``machine = "flat:128"``
-  are names);
-- ``trace:NAME``: the trace file NAME looked up in :func:`trace_dirs` (real traces are never
-  copied into the project, so specs name them this way).
+- a string value that contains a ``/`` or ends with one of :data:`FILE_SUFFIXES` (so ``workload =
+  "uniform.toml"`` is a file but ``machine = "mesh32"`` and ``machine = "flat:128"`` are names);
+- ``trace:NAME``: the trace file NAME looked up in :mod:`meshsim.engine.tracepath` (real traces are
+  never copied into the project, so specs name them this way).
 """
 
 from __future__ import annotations
@@ -24,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import MeshsimError
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.tracepath import TRACE_PREFIX, require_trace
 
 FILE_SUFFIXES = (".toml", ".swf", ".gz", ".json", ".jsonl", ".csv")
-TRACE_PREFIX = "trace:"
 KINDS = ("str", "int", "float", "bool", "path")
 
 
@@ -90,35 +88,11 @@ def is_file_value(spec: OptionSpec, value: Any) -> bool:
 
 
 def resolve_file(value: str, base: Path) -> Path:
-    """The file ``value`` names: ``trace:NAME`` through :func:`find_trace`, ``~`` expanded, and a
-    relative path taken relative to ``base`` (the spec file's folder)."""
+    """The file ``value`` names: ``trace:NAME`` through
+    :func:`~meshsim.engine.tracepath.require_trace`, ``~`` expanded, and a relative path taken
+    relative to ``base`` (the spec file's folder)."""
     if value.startswith(TRACE_PREFIX):
         name = value[len(TRACE_PREFIX) :]
-        found = find_trace(name)
-        if found is None:
-            places = ", ".join(str(d) for d in trace_dirs())
-            raise MeshsimError(f"trace '{name}' not found (looked in {places}; see MESHSIM_TRACES)")
-        return found
+        return require_trace(name)
     path = Path(value).expanduser()
     return path if path.is_absolute() else Path(os.path.normpath(base / path))
-
-
-def trace_dirs() -> list[Path]:
-    """Where ``trace:NAME`` is looked up, in order: the folders in ``MESHSIM_TRACES``
-    (separated by ``os.pathsep``), the user's cache (``$XDG_CACHE_HOME/meshsim/traces``, else
-    ``~/.cache/meshsim/traces``, where fetched traces go), and ``../shared/traces`` beside the
-    project (the development layout)."""
-    dirs = [Path(p) for p in os.environ.get("MESHSIM_TRACES", "").split(os.pathsep) if p]
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    dirs.append(Path(cache) / "meshsim" / "traces")
-    dirs.append(Path(__file__).resolve().parents[3] / "shared" / "traces")
-    return dirs
-
-
-def find_trace(name: str) -> Path | None:
-    """The first file called ``name`` in :func:`trace_dirs`, or None."""
-    for folder in trace_dirs():
-        candidate = folder / name
-        if candidate.is_file():
-            return candidate
-    return None

@@ -1,11 +1,10 @@
-"""From cases as written to tasks a worker can run: option names checked against the command,
-values type-checked, files resolved and hashed, workload overrides written out.
+"""From cases as written to tasks a worker can run: option names checked against the command, values
+type-checked, files resolved and hashed, workload overrides written out.
 
 A :class:`Task` is self-contained and picklable (it crosses process and machine boundaries): the
 command, the options by parameter name with absolute file paths, and the hash of every file it
 reads, which the worker checks before running (a worker that sees other bytes at a path fails the
-case instead of computing something else).
-"""
+case instead of computing something else)."""
 
 from __future__ import annotations
 
@@ -18,13 +17,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import MeshsimError
-from engine.experiments.availability import case_needs
-from engine.experiments.hashing import FileHasher, input_hash
-from engine.experiments.options import OptionSchema, check_value, is_file_value, resolve_file
-from engine.experiments.runners import RUNNERS
-from engine.experiments.spec import WORKLOAD_PREFIX, CaseValues, SweepSpec
-from engine.outputs import write_text
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.experiments.availability import case_needs
+from meshsim.engine.experiments.hashing import FileHasher, input_hash
+from meshsim.engine.experiments.options import (
+    OptionSchema,
+    check_value,
+    is_file_value,
+    resolve_file,
+)
+from meshsim.engine.experiments.runners import RUNNERS
+from meshsim.engine.experiments.spec import WORKLOAD_PREFIX, CaseValues, SweepSpec
+from meshsim.engine.outputs import write_text
 
 
 @dataclass(frozen=True)
@@ -50,8 +54,8 @@ class PlannedCase:
 def plan_cases(
     spec: SweepSpec, cases: list[CaseValues], schema: OptionSchema, workloads: Path
 ) -> list[PlannedCase]:
-    """Check and resolve every case; derived workload files go to the folder ``workloads``.
-    The first problem (an unknown option or name, a missing file) is a :class:`MeshsimError`."""
+    """Check and resolve every case; derived workload files go to the folder ``workloads``. The
+    first problem (an unknown option or name, a missing file) is a :class:`MeshsimError`."""
     hasher = FileHasher()
     planned = []
     for case in cases:
@@ -106,8 +110,8 @@ def _plan_one(
 def _derived_workload(
     spec: SweepSpec, workload: str | None, overrides: dict[str, Any], folder: Path
 ) -> Path:
-    """The workload file with ``overrides`` applied to its ``[workload]`` table, written once
-    under ``folder`` with a content-derived name."""
+    """The workload file with ``overrides`` applied to its ``[workload]`` table, written once under
+    ``folder`` with a content-derived name."""
     if workload is None or not workload.endswith(".toml"):
         keys = ", ".join(WORKLOAD_PREFIX + k for k in overrides)
         raise MeshsimError(f"{spec.source}: {keys} needs a workload .toml file as 'workload'")

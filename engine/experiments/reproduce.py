@@ -1,32 +1,27 @@
-"""Named, versioned experiments: the seed papers' tables and figures as sweep specs with the
-paper's numbers beside them (``meshsim reproduce NAME``).
+"""Named, versioned experiments: the seed papers' tables and figures as sweep specs with the paper's
+numbers beside them (``meshsim reproduce NAME``).
 
 An experiment file (``experiments/NAME.toml``) is a sweep spec plus::
 
-    [experiment]
-    name = "krevat2002-fig1"           # the name `meshsim reproduce` takes
-    version = 1                        # bumped whenever the spec changes what it computes
-    title = "..."
-    source = "seed 002 §3, Fig. 1"     # where the paper's numbers are
-    notes = "..."                      # how this setup differs from the paper's, and why
+    [experiment] name = "krevat2002-fig1"           # the name `meshsim reproduce` takes version = 1
+                           # bumped whenever the spec changes what it computes
+    title = "..." source = "seed 002 §3, Fig. 1"     # where the paper's numbers are notes = "..."
+                       # how this setup differs from the paper's, and why
     [experiment.traces]                # how to get each trace:NAME the spec reads
     "NASA-iPSC-1993-3.1-cln.swf" = "Parallel Workloads Archive, NASA-iPSC-1993-3.1-cln"
 
-    [[compare]]                        # one number of the paper and how to compute ours
-    label = "FCFS on the torus"
-    where = { machine = "bgl", backfill = "none" }   # which configurations (a list = any of)
-    statistic = "max"                  # see STATISTICS
-    metric = "utilization"
-    scale = 100                        # ours × scale is in the paper's unit
-    unit = "%"
-    paper = 77.0                       # omitted when the paper states no number
-    relation = "≈"                     # how the paper states it: "≈", ">", "<", ...
-    below = { avg_bsld = 100 }         # max/min: only configurations whose means stay below
-    threshold = 0.05                   # fraction-above: gains above this count
+    [[compare]]                        # one number of the paper and how to compute ours label =
+    "FCFS on the torus" where = { machine = "bgl", backfill = "none" }   # which configurations (a
+    list = any of) statistic = "max"                  # see STATISTICS metric = "utilization" scale
+    = 100                        # ours × scale is in the paper's unit unit = "%" paper = 77.0
+                    # omitted when the paper states no number
+    relation = "≈"                     # how the paper states it: "≈", ">", "<", ... below = {
+    avg_bsld = 100 }         # max/min: only configurations whose means stay below threshold = 0.05
+                     # fraction-above: gains above this count
     by = ["alloc"]                     # max-mean-gain: mean gain per group, then the best group
 
-Every statistic works on configuration means (the mean over replications of one configuration)
-or on relative gains against the spec's ``[sweep] baseline`` (:mod:`engine.experiments.stats`).
+Every statistic works on configuration means (the mean over replications of one configuration) or on
+relative gains against the spec's ``[sweep] baseline`` (:mod:`meshsim.engine.experiments.stats`).
 """
 
 from __future__ import annotations
@@ -34,15 +29,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from engine.errors import MeshsimError
-from engine.experiments.spec import SweepSpec, load_spec
-from engine.experiments.stats import aggregate, fraction_above, gains, group_key
-from engine.experiments.tables import CaseRow
-from engine.toml_table import Table, load_toml
+from meshsim.engine.bundled import bundled_folder
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.experiments.spec import SweepSpec, load_spec
+from meshsim.engine.experiments.stats import aggregate, fraction_above, gains, group_key
+from meshsim.engine.experiments.tables import CaseRow
+from meshsim.engine.toml_table import Table, load_toml
 
 STATISTICS = {
     "value": "the mean of the one matching configuration",
@@ -95,7 +90,7 @@ class Experiment:
 
 def experiments_dir() -> Path:
     """The bundled experiment files (``experiments/`` in the source tree)."""
-    return Path(str(resources.files("experiments")))
+    return bundled_folder("meshsim.experiments")
 
 
 def experiment_names() -> list[str]:
@@ -211,8 +206,8 @@ def evaluate(
 
 
 def _full(config: dict[str, Any], rows: Sequence[CaseRow], keys: Sequence[str]) -> dict[str, Any]:
-    """A configuration's values including the keys every case shares (so ``where`` can name
-    base options too)."""
+    """A configuration's values including the keys every case shares (so ``where`` can name base
+    options too)."""
     for row in rows:
         if group_key(row.values, keys) == group_key(config, keys):
             return row.values

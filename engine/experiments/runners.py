@@ -1,14 +1,13 @@
 """The commands a sweep case can run, by name: what a case executes and which files it reads.
 
-A runner turns a case's options (parameter names → values, files already resolved to absolute
-paths) into a :class:`~engine.runcase.CaseOutput`. ``run`` is ``meshsim run``
-(:func:`engine.runcase.run_case`). Other commands (``contention``, the static layout analysis)
-register here; a spec naming a command that is not registered is reported as needing it.
+A runner turns a case's options (parameter names → values, files already resolved to absolute paths)
+into a :class:`~meshsim.engine.runcase.CaseOutput`. ``run`` is ``meshsim run``
+(:func:`meshsim.engine.runcase.run_case`). Other commands (``contention``, the static layout
+analysis) register here; a spec naming a command that is not registered is reported as needing it.
 
 ``input_files`` lists the files a case reads beyond the ones its options name directly — for
-``run``, a bundled machine's file and the machine's default workload — so the content hash of a
-case covers them too. Files that a workload file itself refers to are not followed.
-"""
+``run``, a bundled machine's file and the machine's default workload — so the content hash of a case
+covers them too. Files that a workload file itself refers to are not followed."""
 
 from __future__ import annotations
 
@@ -17,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.machines import load_machine, machines_dir
-from engine.registry import Registry
-from engine.runcase import CaseOutput, RunOptions, run_case
+from meshsim.engine.machines import load_machine, machines_dir
+from meshsim.engine.registry import Registry
+from meshsim.engine.runcase import CaseOutput, RunOptions, run_case
 
 
 @dataclass(frozen=True)
@@ -56,7 +55,7 @@ RUNNERS.register("run")(Runner("run", _execute_run, _run_files))
 
 def _execute_contention(options: Mapping[str, Any], jobs: bool) -> CaseOutput:
     """``meshsim contention`` as a case: the static layout analysis (seed 003 Ch. VI)."""
-    from engine.contention.layouts import analyze_layout
+    from meshsim.engine.contention.layouts import analyze_layout
 
     mesh = int(options.get("mesh", 16))
     analysis = analyze_layout(

@@ -1,12 +1,11 @@
 """Scaling benchmark of the local executor: one 64-case sweep run with 1 worker and with 2.
 
-``python -m engine.experiments.scaling [JOBS]`` prints one JSON object: the wall seconds of each
-run (planning, every case, the tables; the pool's start-up included) and the speed-up. The sweep:
+``python -m engine.experiments.scaling [JOBS]`` prints one JSON object: the wall seconds of each run
+(planning, every case, the tables; the pool's start-up included) and the speed-up. The sweep:
 flat:256, a ``flat-poisson`` workload of JOBS jobs (default 20,000) at offered load 0.8 drawn anew
-for each seed, FCFS and SJF × no backfilling and EASY × seeds 1–16. With one worker the cases run
-in this process; with two, in a pool of two processes. Target (issue 8): speed-up ≥ 1.8 on two
-cores. Each run writes into a fresh temporary folder, so nothing is skipped.
-"""
+for each seed, FCFS and SJF × no backfilling and EASY × seeds 1–16. With one worker the cases run in
+this process; with two, in a pool of two processes. Target (issue 8): speed-up ≥ 1.8 on two cores.
+Each run writes into a fresh temporary folder, so nothing is skipped."""
 
 from __future__ import annotations
 
@@ -17,10 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.experiments.executors import make_executor
-from engine.experiments.options import OptionSchema, OptionSpec
-from engine.experiments.spec import load_spec
-from engine.experiments.sweep import run_sweep
+from meshsim.engine.experiments.executors import make_executor
+from meshsim.engine.experiments.options import OptionSchema, OptionSpec
+from meshsim.engine.experiments.spec import load_spec
+from meshsim.engine.experiments.sweep import run_sweep
 
 SPEC = """[base]
 machine = "flat:256"
@@ -51,8 +50,8 @@ SCHEMA = OptionSchema(
 
 
 def measure(jobs: int = 20_000, workers: tuple[int, ...] = (1, 2)) -> dict[str, Any]:
-    """Wall seconds of the 64-case sweep per worker count, and the speed-up of the last count
-    over the first."""
+    """Wall seconds of the 64-case sweep per worker count, and the speed-up of the last count over
+    the first."""
     walls: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)

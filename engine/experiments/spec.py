@@ -2,39 +2,33 @@
 
 A spec is TOML::
 
-    [sweep]                        # optional settings
-    command = "run"                # the meshsim command each case is (default "run")
-    replications = 3               # shorthand for a last grid key seed = [1, 2, 3]
-    replicate = "seed"             # the key replications vary (statistics pool over it)
-    jobs = false                   # also keep each case's per-job CSV (for wait CDFs)
-    results = "results/demo"       # default results folder, relative to this file
-    baseline = { backfill = "none" }   # relative gains against these cases
-    metrics = ["avg_wait_s", "avg_bsld"]  # metrics shown in summaries
+    [sweep]                        # optional settings command = "run"                # the meshsim
+    command each case is (default "run") replications = 3               # shorthand for a last grid
+    key seed = [1, 2, 3] replicate = "seed"             # the key replications vary (statistics pool
+    over it) jobs = false                   # also keep each case's per-job CSV (for wait CDFs)
+    results = "results/demo"       # default results folder, relative to this file baseline = {
+    backfill = "none" }   # relative gains against these cases metrics = ["avg_wait_s", "avg_bsld"]
+    # metrics shown in summaries
 
-    [base]                         # options every case shares
-    machine = "flat:128"
-    workload = "trace:NASA-iPSC-1993-3.1-cln.swf"
+    [base]                         # options every case shares machine = "flat:128" workload =
+    "trace:NASA-iPSC-1993-3.1-cln.swf"
 
-    [grid]                         # each key a list; the sweep is their cartesian product
-    backfill = ["none", "easy"]
-    runtime-scale = [1.0, 1.5]
+    [grid]                         # each key a list; the sweep is their cartesian product backfill
+    = ["none", "easy"] runtime-scale = [1.0, 1.5]
 
     [[variant]]                    # optional: explicit option sets, each crossed with the grid
-    discipline = "window"
-    window = 240
+    discipline = "window" window = 240
 
     [[exclude]]                    # optional: drop cases matching every key (a list = any of)
-    backfill = "none"
-    runtime-scale = [1.5]
+    backfill = "none" runtime-scale = [1.5]
 
 Keys are the command's long option names. ``workload.KEY`` (quoted, or written as a
 ``[grid.workload]`` sub-table) overrides KEY of the workload file's ``[workload]`` table: the sweep
 writes the changed workload file and runs the case on it, so generator parameters can be swept.
 
-Order of cases: variants in file order (one empty variant when there are none), and within each
-the grid's cartesian product with keys in file order, the last key varying fastest. A case's
-values are base, then variant, then grid (later ones override earlier ones).
-"""
+Order of cases: variants in file order (one empty variant when there are none), and within each the
+grid's cartesian product with keys in file order, the last key varying fastest. A case's values are
+base, then variant, then grid (later ones override earlier ones)."""
 
 from __future__ import annotations
 
@@ -45,8 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import MeshsimError
-from engine.toml_table import Table, load_toml
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.toml_table import Table, load_toml
 
 WORKLOAD_PREFIX = "workload."
 """Spec keys that override a key of the workload file's ``[workload]`` table."""
@@ -184,8 +178,8 @@ def _numbers(a: Any, b: Any) -> bool:
 
 
 def _values(table: Table, *, lists: bool | None) -> dict[str, Any]:
-    """The table's keys (normalized) and values; a ``workload`` sub-table becomes
-    ``workload.KEY`` keys. ``lists``: True requires non-empty lists, False scalars, None either."""
+    """The table's keys (normalized) and values; a ``workload`` sub-table becomes ``workload.KEY``
+    keys. ``lists``: True requires non-empty lists, False scalars, None either."""
     out: dict[str, Any] = {}
     for name in table:
         value = table.raw(name)

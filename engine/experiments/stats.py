@@ -1,19 +1,18 @@
 """Statistics over sweep results: replications pooled into a mean and a 95 % confidence interval,
-relative gains against a baseline (seed 000 §V-D2, Figs. 6–8), and the fraction of cases with a
-gain above a threshold (seed 000 §V-D3, Fig. 9).
+relative gains against a baseline (seed 000 §V-D2, Figs. 6–8), and the fraction of cases with a gain
+above a threshold (seed 000 §V-D3, Fig. 9).
 
-**Confidence interval.** For n replications with mean m and sample standard deviation s
-(n − 1 in the denominator), the 95 % interval is m ± t(0.975, n − 1) · s / √n (Student t). SciPy is
-not a dependency, so t(0.975, ν) comes from :data:`T975`, a table of the exact quantiles for
-ν = 1…30 and selected larger ν, interpolated linearly in 1/ν between entries (error below 0.0001
-for every ν, checked against numerically integrated quantiles); ν → ∞ gives the normal quantile
-1.959964. One replication has no interval (reported as missing).
+**Confidence interval.** For n replications with mean m and sample standard deviation s (n − 1 in
+the denominator), the 95 % interval is m ± t(0.975, n − 1) · s / √n (Student t). SciPy is not a
+dependency, so t(0.975, ν) comes from :data:`T975`, a table of the exact quantiles for ν = 1…30 and
+selected larger ν, interpolated linearly in 1/ν between entries (error below 0.0001 for every ν,
+checked against numerically integrated quantiles); ν → ∞ gives the normal quantile 1.959964. One
+replication has no interval (reported as missing).
 
 **Relative gain** of a case over its baseline: (V_base − V_new) / V_base, positive when the new
 value is smaller (every metric of the paper is "the smaller the better"). A case's baseline is the
-case with the same values except the baseline keys, which take the baseline values. When
-V_base = 0 the gain is 0 if V_new = 0 too and undefined (missing) otherwise.
-"""
+case with the same values except the baseline keys, which take the baseline values. When V_base = 0
+the gain is 0 if V_new = 0 too and undefined (missing) otherwise."""
 
 from __future__ import annotations
 
@@ -25,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.experiments.tables import CaseRow
+from meshsim.engine.experiments.tables import CaseRow
 
 T975: tuple[tuple[float, float], ...] = (
     (1, 12.7062),
@@ -67,8 +66,8 @@ T975: tuple[tuple[float, float], ...] = (
 
 
 def t975(dof: int) -> float:
-    """The 0.975 quantile of Student's t with ``dof`` ≥ 1 degrees of freedom (table lookup,
-    linear in 1/ν between entries)."""
+    """The 0.975 quantile of Student's t with ``dof`` ≥ 1 degrees of freedom (table lookup, linear
+    in 1/ν between entries)."""
     if dof < 1:
         raise ValueError(f"degrees of freedom must be at least 1, got {dof}")
     for (lo, t_lo), (hi, t_hi) in itertools.pairwise(T975):
@@ -145,8 +144,8 @@ def gains(
     baseline: Mapping[str, Any],
     metrics: Sequence[str],
 ) -> list[Gain]:
-    """Every finished non-baseline case paired with its finished baseline case (cases without
-    one are left out), in row order. ``keys`` are the keys that tell cases apart."""
+    """Every finished non-baseline case paired with its finished baseline case (cases without one
+    are left out), in row order. ``keys`` are the keys that tell cases apart."""
     index = {group_key(r.values, keys): r for r in rows if r.status == "ok"}
     out = []
     for row in rows:

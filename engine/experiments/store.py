@@ -10,10 +10,9 @@ Layout::
     RESULTS/results.csv (.parquet)  one row per case; summary.csv and gains.csv (statistics)
 
 Every file is written to a temporary name and renamed, so a crash or a kill never leaves a partial
-file under a real name; leftover temporary files are removed when a sweep opens the folder. The
-meta file is written last: a case is finished when its meta file says ``ok`` with the input hash
-the case has now and its other files are present.
-"""
+file under a real name; leftover temporary files are removed when a sweep opens the folder. The meta
+file is written last: a case is finished when its meta file says ``ok`` with the input hash the case
+has now and its other files are present."""
 
 from __future__ import annotations
 
@@ -21,10 +20,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from engine.errors import MeshsimError
-from engine.experiments.plan import PlannedCase
-from engine.experiments.worker import Outcome
-from engine.outputs import dumps, write_text
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.experiments.plan import PlannedCase
+from meshsim.engine.experiments.worker import Outcome
+from meshsim.engine.outputs import dumps, write_text
 
 CASE_SCHEMA = "meshsim.case/1"
 SWEEP_SCHEMA = "meshsim.sweep/1"

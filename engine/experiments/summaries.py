@@ -1,13 +1,12 @@
 """The statistics tables written beside ``results.csv``:
 
-- ``summary.csv`` (when the replicate key — ``seed`` by default — varies): one row per
-  configuration (every key but the replicate key), ``n``, and for every metric
-  ``METRIC_mean`` and ``METRIC_ci95`` (half-width of the 95 % Student-t interval);
+- ``summary.csv`` (when the replicate key — ``seed`` by default — varies): one row per configuration
+  (every key but the replicate key), ``n``, and for every metric ``METRIC_mean`` and ``METRIC_ci95``
+  (half-width of the 95 % Student-t interval);
 - ``gains.csv`` (when the spec names a baseline): one row per case paired with its baseline case,
   and ``gain_METRIC`` = (V_base − V_new) / V_base for the spec's metrics (seed 000 Figs. 6–8).
 
-Rules in :mod:`engine.experiments.stats`.
-"""
+Rules in :mod:`meshsim.engine.experiments.stats`."""
 
 from __future__ import annotations
 
@@ -15,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.experiments.stats import aggregate, gains
-from engine.experiments.store import ResultStore
-from engine.experiments.tables import (
+from meshsim.engine.experiments.stats import aggregate, gains
+from meshsim.engine.experiments.store import ResultStore
+from meshsim.engine.experiments.tables import (
     CaseRow,
     load_rows,
     parquet_available,

@@ -2,9 +2,8 @@
 each outcome as it arrives, and write the tables — also after Ctrl-C, from what is finished.
 
 Resume rule: a case is skipped when the results folder holds an ``ok`` result whose input hash
-equals the case's current one (:mod:`engine.experiments.hashing`). Failed cases are run again on
-the next sweep (their error is kept until then). A failing case never stops the others.
-"""
+equals the case's current one (:mod:`meshsim.engine.experiments.hashing`). Failed cases are run
+again on the next sweep (their error is kept until then). A failing case never stops the others."""
 
 from __future__ import annotations
 
@@ -13,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.experiments.executors import Executor
-from engine.experiments.options import OptionSchema
-from engine.experiments.plan import PlannedCase, plan_cases
-from engine.experiments.spec import CaseValues, SweepSpec, expand, varying_keys
-from engine.experiments.store import SWEEP_SCHEMA, ResultStore
-from engine.experiments.summaries import write_tables
-from engine.experiments.worker import Outcome
+from meshsim.engine.experiments.executors import Executor
+from meshsim.engine.experiments.options import OptionSchema
+from meshsim.engine.experiments.plan import PlannedCase, plan_cases
+from meshsim.engine.experiments.spec import CaseValues, SweepSpec, expand, varying_keys
+from meshsim.engine.experiments.store import SWEEP_SCHEMA, ResultStore
+from meshsim.engine.experiments.summaries import write_tables
+from meshsim.engine.experiments.worker import Outcome
 
 
 @dataclass(frozen=True)

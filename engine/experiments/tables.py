@@ -1,12 +1,10 @@
 """The combined tables of a sweep: one row per case, keyed by the case's parameters.
 
-Columns of ``results.csv``: the keys that tell cases apart (as written in the spec, in spec
-order), ``case_id``, ``status`` (``ok``, ``failed``, or ``pending`` for a case without a result
-for its current inputs), every numeric metric of the result documents (in the order the first
-document lists them), and ``error``. Rows follow the plan's case order, so two sweeps of one spec
-write the same bytes. Parquet (``results.parquet``) holds the same table when pyarrow is
-installed.
-"""
+Columns of ``results.csv``: the keys that tell cases apart (as written in the spec, in spec order),
+``case_id``, ``status`` (``ok``, ``failed``, or ``pending`` for a case without a result for its
+current inputs), every numeric metric of the result documents (in the order the first document lists
+them), and ``error``. Rows follow the plan's case order, so two sweeps of one spec write the same
+bytes. Parquet (``results.parquet``) holds the same table when pyarrow is installed."""
 
 from __future__ import annotations
 
@@ -20,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.experiments.store import ResultStore, write_bytes
+from meshsim.engine.experiments.store import ResultStore, write_bytes
 
 
 @dataclass(frozen=True)

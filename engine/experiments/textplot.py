@@ -1,11 +1,10 @@
-"""A small text renderer for :class:`~engine.experiments.figures.Figure`: plain characters, no
-dependency, for ``meshsim plot --terminal``.
+"""A small text renderer for :class:`~meshsim.engine.experiments.figures.Figure`: plain characters,
+no dependency, for ``meshsim plot --terminal``.
 
 Each series gets a marker (``●``, ``■``, ``▲``, …); line figures mark their points and join them
-with dots; step figures (CDFs) mark every column with the step function's value there. The y axis
-is logarithmic when the figure says so (non-positive values are then left out). Cost:
-O(points + width × series).
-"""
+with dots; step figures (CDFs) mark every column with the step function's value there. The y axis is
+logarithmic when the figure says so (non-positive values are then left out). Cost:
+O(points + width × series)."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from engine.experiments.figures import Figure
+from meshsim.engine.experiments.figures import Figure
 
 MARKERS = "●■▲◆✚✖○□△◇"
 LABEL_WIDTH = 10

@@ -1,10 +1,9 @@
 """What runs on a worker: one task in, one :class:`Outcome` out (both picklable).
 
-The worker checks the hash of every file the task reads, runs the command, and turns any
-exception into a failed outcome with its message, so one bad case never stops a sweep. Only
-``KeyboardInterrupt`` (and other non-``Exception`` signals) pass through, so Ctrl-C still stops
-an in-process sweep.
-"""
+The worker checks the hash of every file the task reads, runs the command, and turns any exception
+into a failed outcome with its message, so one bad case never stops a sweep. Only
+``KeyboardInterrupt`` (and other non-``Exception`` signals) pass through, so Ctrl-C still stops an
+in-process sweep."""
 
 from __future__ import annotations
 
@@ -13,11 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import engine.catalog  # noqa: F401  (a fresh worker process needs every registry filled)
-from engine.errors import MeshsimError
-from engine.experiments.hashing import file_sha256
-from engine.experiments.plan import Task
-from engine.experiments.runners import RUNNERS
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.experiments.hashing import file_sha256
+from meshsim.engine.experiments.plan import Task
+from meshsim.engine.experiments.runners import RUNNERS
 
 
 @dataclass(frozen=True)

@@ -1,20 +1,19 @@
 """The ``nqs`` allocator: node selection of the SDSC Paragon batch scheduler (seed 004 §2.2, §3).
 
 - Batch jobs use the node sets of their queue's node group for the current period (prime time:
-  weekdays 9:00-17:00 local time by default; the period switches exactly at the boundaries, and
-  the allocator asks the engine for a scheduling pass at each one).
-- First pass: the node set of the group with the fewest free nodes that can hold the whole
-  request. Second pass: free nodes from the group's node sets in their listed order.
+  weekdays 9:00-17:00 local time by default; the period switches exactly at the boundaries, and the
+  allocator asks the engine for a scheduling pass at each one).
+- First pass: the node set of the group with the fewest free nodes that can hold the whole request.
+  Second pass: free nodes from the group's node sets in their listed order.
 - Inside a node set, nodes are chosen by an inner allocator (``node_allocator``, M2DB by default,
   §2.4) working on that rectangle alone.
-- Interactive jobs go to the interactive partition by sequential node assignment (the lowest
-  free node numbers) and are rejected at arrival when it has too few free nodes (§1).
+- Interactive jobs go to the interactive partition by sequential node assignment (the lowest free
+  node numbers) and are rejected at arrival when it has too few free nodes (§1).
 - Cells outside every node set and the interactive partition (service and I/O nodes) are never
   allocated; they show as reserved.
 
-Complexity: one decision costs the inner allocator's query for each node set of the group
-(at most three here) plus O(nodes of the set) to map cells.
-"""
+Complexity: one decision costs the inner allocator's query for each node set of the group (at most
+three here) plus O(nodes of the set) to map cells."""
 
 from __future__ import annotations
 
@@ -23,14 +22,14 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from engine.allocation import ALLOCATORS, FREE, RESERVED, Allocator, Placement
-from engine.errors import MeshsimError
-from engine.grid import GridSpec
-from engine.jobs import Job
-from engine.machines import Machine
-from engine.nqs.config import NodeSet, NQSConfig
-from engine.traceclock import TraceClock
-from engine.workload import Workload
+from meshsim.engine.allocation import ALLOCATORS, FREE, RESERVED, Allocator, Placement
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.grid import GridSpec
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import Machine
+from meshsim.engine.nqs.config import NodeSet, NQSConfig
+from meshsim.engine.traceclock import TraceClock
+from meshsim.engine.workload import Workload
 
 
 def nqs_config(machine: Machine) -> NQSConfig:
@@ -215,8 +214,8 @@ class NQSAllocator(Allocator):
         return self._owner.copy()
 
     def withdraw(self, cell: int, state: int) -> None:
-        """Take a node of a node set or of the interactive partition out of service; service
-        and I/O nodes (outside both) are never allocated anyway and cannot be withdrawn."""
+        """Take a node of a node set or of the interactive partition out of service; service and I/O
+        nodes (outside both) are never allocated anyway and cannot be withdrawn."""
         where = self._home(cell)
         if self._owner[cell] == FREE and where is not None:
             pool, local = where

@@ -1,13 +1,12 @@
 """The ``[nqs]`` section of a machine file: node sets, node groups, queues, the interactive
 partition and the scheduling constants (seed 004 §2.2, §2.3, §3, §4).
 
-Node sets are rectangles of the mesh (``x``, ``y``, ``w``, ``h`` in mesh coordinates, y down).
-A node group lists node sets for prime and for non-prime time, in the order the second pass of
-node selection uses them. A queue has a number (the SWF queue number that maps to it), a queue
-priority, a node limit, a time limit and a node group; ``kind = "interactive"`` queues go to the
-interactive partition. Values the paper does not give (priorities, age factor, block priority,
-coordinates) are chosen in ``machines/paragon-sdsc.toml`` and documented there.
-"""
+Node sets are rectangles of the mesh (``x``, ``y``, ``w``, ``h`` in mesh coordinates, y down). A
+node group lists node sets for prime and for non-prime time, in the order the second pass of node
+selection uses them. A queue has a number (the SWF queue number that maps to it), a queue priority,
+a node limit, a time limit and a node group; ``kind = "interactive"`` queues go to the interactive
+partition. Values the paper does not give (priorities, age factor, block priority, coordinates) are
+chosen in ``machines/paragon-sdsc.toml`` and documented there."""
 
 from __future__ import annotations
 
@@ -15,8 +14,8 @@ from dataclasses import dataclass
 from datetime import time
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from engine.machines import SECTIONS, MachineHeader
-from engine.toml_table import Table
+from meshsim.engine.machines import SECTIONS, MachineHeader
+from meshsim.engine.toml_table import Table
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 

@@ -1,21 +1,20 @@
 """NQS job priority with aging and large-job blocking (seed 004 §2.3).
 
-``job_priority = queue_priority + age_factor × hours waiting``; jobs are tried in priority order
-and a job that does not fit is skipped (not strict FCFS). Blocking: when ``block_priority`` > 0
-and the highest-priority batch job's priority exceeds it but the job does not fit, no other batch
-job starts until it does, so idle nodes accrue for it. Interactive jobs are never held back by
-blocking: they run in their own partition.
-"""
+``job_priority = queue_priority + age_factor × hours waiting``; jobs are tried in priority order and
+a job that does not fit is skipped (not strict FCFS). Blocking: when ``block_priority`` > 0 and the
+highest-priority batch job's priority exceeds it but the job does not fit, no other batch job starts
+until it does, so idle nodes accrue for it. Interactive jobs are never held back by blocking: they
+run in their own partition."""
 
 from __future__ import annotations
 
-from engine.jobs import Job
-from engine.machines import Machine
-from engine.nqs.allocator import nqs_config
-from engine.policy import Policy
-from engine.scheduling.context import PassContext
-from engine.scheduling.disciplines import DISCIPLINES, Discipline
-from engine.scheduling.orders import QUEUE_ORDERS, QueueOrder
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import Machine
+from meshsim.engine.nqs.allocator import nqs_config
+from meshsim.engine.policy import Policy
+from meshsim.engine.scheduling.context import PassContext
+from meshsim.engine.scheduling.disciplines import DISCIPLINES, Discipline
+from meshsim.engine.scheduling.orders import QUEUE_ORDERS, QueueOrder
 
 INTERACTIVE_PRIORITY = 1e12
 """Interactive jobs come first: they are started at once or rejected (seed 004 §1)."""

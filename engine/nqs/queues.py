@@ -1,12 +1,11 @@
 """Mapping a trace's queue numbers to NQS queues, and enforcing queue limits (seed 004 §4).
 
-A trace job's SWF queue number names its queue through the header's ``Queue: N name`` lines
-when the name is one of the machine's queues; otherwise the number must be one of the machine's
-own queue numbers (``[[nqs.queues]] number``). A job larger than its queue's node limit or longer
-than its time limit is an error naming the job and the queue, unless ``requeue`` is set: then it
-moves to the smallest queue of the same kind (batch or interactive) that admits it, preferring
-queues of the same node group (smallest node limit, then time limit).
-"""
+A trace job's SWF queue number names its queue through the header's ``Queue: N name`` lines when the
+name is one of the machine's queues; otherwise the number must be one of the machine's own queue
+numbers (``[[nqs.queues]] number``). A job larger than its queue's node limit or longer than its
+time limit is an error naming the job and the queue, unless ``requeue`` is set: then it moves to the
+smallest queue of the same kind (batch or interactive) that admits it, preferring queues of the same
+node group (smallest node limit, then time limit)."""
 
 from __future__ import annotations
 
@@ -14,10 +13,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine.errors import MeshsimError
-from engine.generators import ADAPTERS
-from engine.nqs.config import NQSConfig, QueueSpec
-from engine.workload import Workload
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.generators import ADAPTERS
+from meshsim.engine.nqs.config import NQSConfig, QueueSpec
+from meshsim.engine.workload import Workload
 
 
 @ADAPTERS.register("nqs")

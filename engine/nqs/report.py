@@ -2,21 +2,21 @@
 
 - Table 1: jobs per partition, average number of jobs running, each partition's share of usage
   (node-hours) and its utilization (node-hours used / (partition nodes × span)), and the overall
-  utilization over the compute partition (interactive + batch nodes). The system is never down in
-  a simulation, so up time is 100 %.
-- Table 2: utilization of the compute partition per calendar month (trace time zone), counting
-  the part of each job that ran inside the month, over the part of the month the run covers;
-  months the run covers for less than half are marked partial and left out of the average.
+  utilization over the compute partition (interactive + batch nodes). The system is never down in a
+  simulation, so up time is 100 %.
+- Table 2: utilization of the compute partition per calendar month (trace time zone), counting the
+  part of each job that ran inside the month, over the part of the month the run covers; months the
+  run covers for less than half are marked partial and left out of the average.
 - Table 3: share of usage and number of batch and interactive jobs per request size (sizes are
   grouped by the next power of two).
-- Table 4: number of batch and interactive jobs per execution time, in whole hours rounded up
-  (the last row gathers everything from 12 h on).
+- Table 4: number of batch and interactive jobs per execution time, in whole hours rounded up (the
+  last row gathers everything from 12 h on).
 - Table 5: per queue: jobs, share of usage, average wait and execution time (hours) and the
-  expansion factor (Σ execution + Σ wait) / Σ execution, i.e. 1 + average wait / average
-  execution, as for the result JSON's ``expansion_factor``. All 27 rows of the paper's Table 5
-  satisfy this within their rounding (q4t: 0.1 h wait, 71.9, so about 5 s of execution), while
-  a mean of per-job ratios would put short jobs' huge ratios into every queue (q32l, 2.6 h wait
-  and 5.2 h execution, reports 1.5).
+  expansion factor (Σ execution + Σ wait) / Σ execution, i.e. 1 + average wait / average execution,
+  as for the result JSON's ``expansion_factor``. All 27 rows of the paper's Table 5 satisfy this
+  within their rounding (q4t: 0.1 h wait, 71.9, so about 5 s of execution), while a mean of per-job
+  ratios would put short jobs' huge ratios into every queue (q32l, 2.6 h wait and 5.2 h execution,
+  reports 1.5).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from datetime import timedelta
 
 import numpy as np
 
-from engine.nqs.allocator import nqs_config
-from engine.reports import REPORTS, ReportTable
-from engine.simulation import Simulation
-from engine.traceclock import TraceClock
+from meshsim.engine.nqs.allocator import nqs_config
+from meshsim.engine.reports import REPORTS, ReportTable
+from meshsim.engine.simulation import Simulation
+from meshsim.engine.traceclock import TraceClock
 
 
 @REPORTS.register("nqs")

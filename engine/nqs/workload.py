@@ -4,20 +4,19 @@ The real traces (SDSC-Par-1995/1996) come from ``meshsim trace fetch``; offline 
 the default for ``paragon-sdsc``. Calibration, per batch queue, from Table 5:
 
 - the number of jobs over the six months 1995-04-01 to 1995-09-30 (scaled by ``days / 183``);
-- runtimes exponential, cut at the queue's time limit (which reproduces Table 4's pile-up at
-  12 hours), with the exponential's mean chosen so that the cut mean equals the queue's average
+- runtimes exponential, cut at the queue's time limit (which reproduces Table 4's pile-up at 12
+  hours), with the exponential's mean chosen so that the cut mean equals the queue's average
   execution time; a queue listed with 0.0 h runs 1 minute;
-- sizes: the mean size that the queue's share of usage implies,
-  usage% × (78.2 % × 368 nodes × 4392 h / 97.8 %) / (jobs × average execution time) — the batch
-  partition's node-hours over its 97.8 % share give the total that the usage shares divide,
-  drawn as a two-point mixture of the neighbouring powers of two so the mean matches (capped at
-  the queue's limit); queues whose usage rounds to 0.0 % get half their node limit;
+- sizes: the mean size that the queue's share of usage implies, usage% × (78.2 % × 368 nodes × 4392
+  h / 97.8 %) / (jobs × average execution time) — the batch partition's node-hours over its 97.8 %
+  share give the total that the usage shares divide, drawn as a two-point mixture of the
+  neighbouring powers of two so the mean matches (capped at the queue's limit); queues whose usage
+  rounds to 0.0 % get half their node limit;
 - requested time = the queue's time limit; arrivals Poisson over the period.
 
-Interactive jobs (Table 1: 22,536; Table 3's interactive size column up to 32 nodes, the
-partition size) run 10 minutes on average (exponential, so that the 32-node partition sees about
-Table 1's 20 % utilization) and arrive four times as often in prime time as outside it.
-"""
+Interactive jobs (Table 1: 22,536; Table 3's interactive size column up to 32 nodes, the partition
+size) run 10 minutes on average (exponential, so that the 32-node partition sees about Table 1's 20
+% utilization) and arrive four times as often in prime time as outside it."""
 
 from __future__ import annotations
 
@@ -27,12 +26,12 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from engine.generators import GENERATORS
-from engine.machines import Machine
-from engine.nqs.allocator import nqs_config
-from engine.swf import parse_header
-from engine.toml_table import Table
-from engine.workload import Workload, from_columns
+from meshsim.engine.generators import GENERATORS
+from meshsim.engine.machines import Machine
+from meshsim.engine.nqs.allocator import nqs_config
+from meshsim.engine.swf import parse_header
+from meshsim.engine.toml_table import Table
+from meshsim.engine.workload import Workload, from_columns
 
 PERIOD_DAYS = 183
 START = datetime(1995, 4, 1, tzinfo=ZoneInfo("US/Pacific"))

@@ -1,5 +1,5 @@
-"""Allocation on a partition menu: Cobalt's least-blocking scheme and the walltime-aware schemes
-of Tang et al. (seed 000 §II-B, §IV).
+"""Allocation on a partition menu: Cobalt's least-blocking scheme and the walltime-aware schemes of
+Tang et al. (seed 000 §II-B, §IV).
 
 - ``least-blocking`` (Base): the job gets the smallest partition size that holds it; among the
   usable partitions of that size, the one whose taking makes the fewest other usable partitions
@@ -9,27 +9,26 @@ of Tang et al. (seed 000 §II-B, §IV).
   neighbour with no job counts as infinitely far; the paper's "walltime difference" read as the
   difference of expected completions, which is what "exit around the same time" needs).
 - ``pf`` (Algorithm 2): after a job of a paired size (512 nodes by default) is placed, if its
-  neighbour partition is idle, the waiting job of the same partition size whose walltime is
-  closest to its own starts there at once (priority order breaks ties).
+  neighbour partition is idle, the waiting job of the same partition size whose walltime is closest
+  to its own starts there at once (priority order breaks ties).
 - ``combo``: SL, then PF.
-- ``adjest``: Combo with walltimes adjusted from history (the method of the paper's [23] as we
-  read it): requested × the mean actual/requested ratio of the user's last 10 finished jobs once
-  the user has finished at least 3 (the warm-up), else of the project's (SWF group) last 10 with the
-  same warm-up, else the request unchanged.
+- ``adjest``: Combo with walltimes adjusted from history (the method of the paper's [23] as we read
+  it): requested × the mean actual/requested ratio of the user's last 10 finished jobs once the user
+  has finished at least 3 (the warm-up), else of the project's (SWF group) last 10 with the same
+  warm-up, else the request unchanged.
 - ``actrun``: Combo with actual runtimes.
 
 Adjusted and actual runtimes serve only these spatial decisions: priorities and backfilling use the
 user's request, as in the paper.
 
-State is a bitset of usable partitions (:mod:`engine.partitions.menu`). The least-blocking
+State is a bitset of usable partitions (:mod:`meshsim.engine.partitions.menu`). The least-blocking
 ties are a pure function of (usable set, partition size): the first decision for a pair costs one
 ``bit_count`` per usable partition of the size (at most a few hundred on Intrepid) and is
-remembered, so the scheduler's repeated questions between two changes of the busy set (every
-waiting job of a pass, every candidate time of a reservation) cost one dictionary look-up. SL's
-distinct expected ends of the ties' neighbours' jobs are remembered per tie set until a job
-starts or ends, a midplane is withdrawn or restored, or AdjEst's history grows. Whether a job
-fits at all (:meth:`LeastBlocking.fits`, EASY's scan of the queue) is one AND of bitsets.
-"""
+remembered, so the scheduler's repeated questions between two changes of the busy set (every waiting
+job of a pass, every candidate time of a reservation) cost one dictionary look-up. SL's distinct
+expected ends of the ties' neighbours' jobs are remembered per tie set until a job starts or ends, a
+midplane is withdrawn or restored, or AdjEst's history grows. Whether a job fits at all
+(:meth:`LeastBlocking.fits`, EASY's scan of the queue) is one AND of bitsets."""
 
 from __future__ import annotations
 
@@ -39,12 +38,12 @@ from math import inf
 
 import numpy as np
 
-from engine.allocation import ALLOCATORS, FREE, Allocator, Placement
-from engine.jobs import Job
-from engine.machines import Machine
-from engine.partitions.menu import Menu, Partition, build_menu
-from engine.partitions.planner import PartitionPlanner
-from engine.planning import Planner, Releases
+from meshsim.engine.allocation import ALLOCATORS, FREE, Allocator, Placement
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import Machine
+from meshsim.engine.partitions.menu import Menu, Partition, build_menu
+from meshsim.engine.partitions.planner import PartitionPlanner
+from meshsim.engine.planning import Planner, Releases
 
 TIES_REMEMBERED = 1 << 14
 """Least-blocking decisions remembered per allocator before the memory starts afresh."""
@@ -116,8 +115,8 @@ class LeastBlocking(Allocator):
         return np.array(self._owner, dtype=np.int64)
 
     def _set_owner(self, cells: Sequence[int], owner: int) -> None:
-        """Give ``cells`` to ``owner``, keeping the count of FREE midplanes; forget SL's
-        remembered neighbour ends, which read the owners."""
+        """Give ``cells`` to ``owner``, keeping the count of FREE midplanes; forget SL's remembered
+        neighbour ends, which read the owners."""
         owners = self._owner
         for m in cells:
             self._free += (owner == FREE) - (owners[m] == FREE)
@@ -170,9 +169,9 @@ class LeastBlocking(Allocator):
     # ---------------------------------------------------------------- decisions
 
     def sizing(self, nodes: int) -> tuple[int, int]:
-        """The smallest partition size that holds ``nodes`` and the bitset of the menu's
-        partitions of that size, (0, 0) when none holds it (seed 000 §II-B: a job gets the
-        smallest partition size that holds it). Remembered per job size."""
+        """The smallest partition size that holds ``nodes`` and the bitset of the menu's partitions
+        of that size, (0, 0) when none holds it (seed 000 §II-B: a job gets the smallest partition
+        size that holds it). Remembered per job size."""
         try:
             return self._sizing[nodes]
         except KeyError:
@@ -185,8 +184,8 @@ class LeastBlocking(Allocator):
         return self.sizing(nodes)[0] or None
 
     def least_blocking(self, usable: int, size: int) -> tuple[int, ...]:
-        """The usable partitions of ``size`` whose taking leaves the most others usable, in
-        menu order (seed 000 §II-B). A pure function of its arguments, so remembered."""
+        """The usable partitions of ``size`` whose taking leaves the most others usable, in menu
+        order (seed 000 §II-B). A pure function of its arguments, so remembered."""
         key = (usable, size)
         ties = self._ties.get(key)
         if ties is not None:
@@ -211,9 +210,9 @@ class LeastBlocking(Allocator):
 
     def choose(self, job: Job, usable: int, now: float) -> int | None:
         """The partition for ``job`` when ``usable`` partitions are available at time ``now``:
-        the least-blocking one of the smallest size that holds it; under SL, among the ties,
-        the one whose neighbour's job is expected to end closest to ``now + walltime(job)``
-        (Algorithm 1), then menu order."""
+        the least-blocking one of the smallest size that holds it; under SL, among the ties, the one
+        whose neighbour's job is expected to end closest to ``now + walltime(job)`` (Algorithm 1),
+        then menu order."""
         size, mask = self._sizing.get(job.size) or self.sizing(job.size)
         if not usable & mask:
             return None
@@ -231,10 +230,10 @@ class LeastBlocking(Allocator):
         return ties[0]
 
     def _by_neighbour_end(self, ties: tuple[int, ...]) -> tuple[tuple[float, int], ...]:
-        """Each distinct expected end of the jobs on the ties' neighbours (inf: no neighbour,
-        or an idle one) with the first tie in menu order that has it, in menu order: SL's
-        choice is the first entry of least finite gap, else the first tie. Remembered until the
-        busy set changes."""
+        """Each distinct expected end of the jobs on the ties' neighbours (inf: no neighbour, or an
+        idle one) with the first tie in menu order that has it, in menu order: SL's choice is the
+        first entry of least finite gap, else the first tie. Remembered until the busy set
+        changes."""
         groups = self._groups.get(ties)
         if groups is None:
             first: dict[float, int] = {}
@@ -244,8 +243,8 @@ class LeastBlocking(Allocator):
         return groups
 
     def _neighbour_end(self, partition: int) -> float:
-        """Expected end (start + walltime) of the job on the first busy midplane of
-        ``partition``'s neighbour, or inf."""
+        """Expected end (start + walltime) of the job on the first busy midplane of ``partition``'s
+        neighbour, or inf."""
         midplanes = self._neighbour_midplanes[partition]
         if midplanes is None:
             return inf
@@ -258,8 +257,8 @@ class LeastBlocking(Allocator):
         return inf
 
     def fits(self, job: Job) -> bool:
-        """Whether :meth:`find` would place ``job`` now: some partition of its size is usable
-        (the choice among them is not needed to say so)."""
+        """Whether :meth:`find` would place ``job`` now: some partition of its size is usable (the
+        choice among them is not needed to say so)."""
         return bool(self.usable & (self._sizing.get(job.size) or self.sizing(job.size))[1])
 
     def find(self, job: Job) -> Placement | None:

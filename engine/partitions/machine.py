@@ -8,23 +8,21 @@ machine is another file.
 
 Wiring model (seed 000 §II-A, Fig. 2): every line of the midplane torus (the midplanes that share
 all coordinates but one) is a ring of cable segments, one between each pair of neighbouring
-midplanes. A partition that spans two or more midplanes of a line must close a torus along it,
-so it takes every segment of that ring — the midplanes it skips are passed through — and a
-partition that spans a single midplane of a line takes none of that line's cables. Two
-partitions conflict when they share a midplane or a cable segment. With the Intrepid diagram
-laid out as in ``machines/intrepid.toml`` this reproduces the paper's examples: the 1×2×2
-partition on R00/R02 takes the first two rows and columns of the diagram, so R01-M0 and R01-M1
-can no longer be joined while R01-M0 can still pair with R03-M0 or R05-M0, and R04-M0 cannot be
-joined to R06-M0.
-"""
+midplanes. A partition that spans two or more midplanes of a line must close a torus along it, so it
+takes every segment of that ring — the midplanes it skips are passed through — and a partition that
+spans a single midplane of a line takes none of that line's cables. Two partitions conflict when
+they share a midplane or a cable segment. With the Intrepid diagram laid out as in
+``machines/intrepid.toml`` this reproduces the paper's examples: the 1×2×2 partition on R00/R02
+takes the first two rows and columns of the diagram, so R01-M0 and R01-M1 can no longer be joined
+while R01-M0 can still pair with R03-M0 or R05-M0, and R04-M0 cannot be joined to R06-M0."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from math import prod
 
-from engine.machines import TOPOLOGIES, MachineHeader
-from engine.toml_table import Table
+from meshsim.engine.machines import TOPOLOGIES, MachineHeader
+from meshsim.engine.toml_table import Table
 
 AXES = ("x", "y", "z")
 

@@ -1,20 +1,19 @@
-"""The partition menu: every allowed shape at every legal placement, with the midplanes and
-cable segments each partition uses, and precomputed conflict bitsets.
+"""The partition menu: every allowed shape at every legal placement, with the midplanes and cable
+segments each partition uses, and precomputed conflict bitsets.
 
 Placements: along each axis a shape of extent e takes any e of the axis's positions (the wiring
 passes through the skipped midplanes), or e ring-consecutive ones when the shape says
 ``contiguous``. A partition uses the segments of every line it spans with two or more midplanes
-(:mod:`engine.partitions.machine` explains the wiring model).
+(:mod:`meshsim.engine.partitions.machine` explains the wiring model).
 
 Bitsets are Python integers over partition indices: ``conflicts[p]`` has bit q set when p and q
-share a midplane or a segment (p's own bit included), so the partitions still usable after
-taking p are ``usable & ~conflicts[p]`` and "how many usable partitions does p block" is one
-``bit_count``. The menu is built once per machine and cached.
+share a midplane or a segment (p's own bit included), so the partitions still usable after taking p
+are ``usable & ~conflicts[p]`` and "how many usable partitions does p block" is one ``bit_count``.
+The menu is built once per machine and cached.
 
 The neighbour of a partition (SL and PF, seed 000 §IV) is its buddy in the menu: the partition of
 the same shape, shifted along the first axis of ``buddy_axes`` where the two together form an
-allowed larger partition, aligned as in a buddy system (positions 2k and 2k+1, 4k..4k+3, ...).
-"""
+allowed larger partition, aligned as in a buddy system (positions 2k and 2k+1, 4k..4k+3, ...)."""
 
 from __future__ import annotations
 
@@ -23,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, product
 
-from engine.partitions.machine import PartitionSpec
+from meshsim.engine.partitions.machine import PartitionSpec
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,9 @@ see Intrepid), and the menu summary for ``meshsim machines show NAME --partition
 
 from __future__ import annotations
 
-from engine.machines import Machine
-from engine.partitions.menu import build_menu
-from engine.pictures import PICTURES
+from meshsim.engine.machines import Machine
+from meshsim.engine.partitions.menu import build_menu
+from meshsim.engine.pictures import PICTURES
 
 
 @PICTURES.register("partitions")

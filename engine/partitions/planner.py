@@ -2,13 +2,12 @@
 
 At a candidate time t (now, a running job's expected end, or the end of an adjustment) the
 partitions usable over [t, t + d) are those conflicting with no running partition still held at t
-and with no adjustment (a reservation, or a job started in this pass) overlapping the interval;
-the allocator's own rule picks among them (seed 000 §V-B: the head job reserves a concrete
-partition at its earliest start, and backfilled jobs may not take or block it).
-Cost: the running partitions' conflict bitsets are OR-ed once per planner into suffixes by release
-time, so the partitions blocked at a candidate time are one binary search away; then one OR per
-adjustment overlapping the interval, plus the allocator's decision.
-"""
+and with no adjustment (a reservation, or a job started in this pass) overlapping the interval; the
+allocator's own rule picks among them (seed 000 §V-B: the head job reserves a concrete partition at
+its earliest start, and backfilled jobs may not take or block it). Cost: the running partitions'
+conflict bitsets are OR-ed once per planner into suffixes by release time, so the partitions blocked
+at a candidate time are one binary search away; then one OR per adjustment overlapping the interval,
+plus the allocator's decision."""
 
 from __future__ import annotations
 
@@ -16,12 +15,12 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from engine.jobs import Job
-from engine.planning import Planner, Releases, Slot, span_end
+from meshsim.engine.jobs import Job
+from meshsim.engine.planning import Planner, Releases, Slot, span_end
 
 if TYPE_CHECKING:
-    from engine.allocation import Placement
-    from engine.partitions.allocator import LeastBlocking
+    from meshsim.engine.allocation import Placement
+    from meshsim.engine.partitions.allocator import LeastBlocking
 
 
 class PartitionPlanner(Planner):
@@ -51,11 +50,10 @@ class PartitionPlanner(Planner):
         return self.allocator.all & ~taken
 
     def earliest(self, job: Job, duration: float) -> Slot | None:
-        """The first candidate time at which the allocator's rule finds a partition usable for
-        the whole of ``duration``, and that partition. Candidate times before the first release
-        after which a partition of the job's size conflicts with no running one cannot serve
-        (adjustments only take more away), so a binary search over the release suffixes skips
-        them."""
+        """The first candidate time at which the allocator's rule finds a partition usable for the
+        whole of ``duration``, and that partition. Candidate times before the first release after
+        which a partition of the job's size conflicts with no running one cannot serve (adjustments
+        only take more away), so a binary search over the release suffixes skips them."""
         allocator = self.allocator
         wanted = allocator.sizing(job.size)[1] & ~allocator._down
         blocked, releases = self.blocked, self.releases
@@ -88,9 +86,9 @@ class PartitionPlanner(Planner):
         self.adjust = [a for a in self.adjust if a is not entry]
 
     def admits(self, job: Job, placement: Placement, duration: float) -> bool:
-        """Whether ``job`` may run on ``placement`` from now for ``duration`` without touching
-        a reservation or a job started in this pass (its own reservation aside: starting now
-        gives that up)."""
+        """Whether ``job`` may run on ``placement`` from now for ``duration`` without touching a
+        reservation or a job started in this pass (its own reservation aside: starting now gives
+        that up)."""
         p = self.allocator.partition_of(placement).index
         end = span_end(self.now, duration)
         conflicts = self.allocator.menu.conflicts
@@ -103,10 +101,9 @@ class PartitionPlanner(Planner):
     def fit_now(
         self, job: Job, duration: float, find: Callable[[Job], Placement | None]
     ) -> Placement | None:
-        """The allocator's own choice among the partitions usable now that touch no
-        adjustment over the job's run; this planner asks its allocator directly, so ``find``
-        (that allocator's) is not called, and a job that :meth:`~LeastBlocking.fits` nowhere
-        now is refused at once."""
+        """The allocator's own choice among the partitions usable now that touch no adjustment over
+        the job's run; this planner asks its allocator directly, so ``find`` (that allocator's) is
+        not called, and a job that :meth:`~LeastBlocking.fits` nowhere now is refused at once."""
         if not self.allocator.fits(job):
             return None
         usable = self._usable(self.now, span_end(self.now, duration)) & self.allocator.usable

@@ -1,25 +1,24 @@
-"""``intrepid``: a synthetic Intrepid-like workload, the default for the ``intrepid`` machine
-while the real trace (ANL-Intrepid-2009-1, ``meshsim trace fetch``) cannot be downloaded.
+"""``intrepid``: a synthetic Intrepid-like workload, the default for the ``intrepid`` machine while
+the real trace (ANL-Intrepid-2009-1, ``meshsim trace fetch``) cannot be downloaded.
 
 Calibration to what Tang et al. state (seed 000 §II-A, §V-A, Fig. 5):
 
 - about 9,000 jobs a month (March and April had about 10,000, the other months about 8,000):
   ``jobs_per_month`` = 9,000, Poisson arrivals;
-- sizes: the smallest job is 512 nodes, 8K and 16K jobs are common, jobs up to 32K run without
-  help; by count, jobs of 2K nodes or less are the vast majority, 16K/32K jobs few: we draw 512
-  (38 %), 1K (18 %), 2K (17 %), 4K (11 %), 8K (9 %), 16K (5 %), 32K (2 %) partition sizes, and
-  give 30 % of jobs a size between the previous partition size and this one (traces ask for odd
-  node counts, which the partition menu rounds up);
+- sizes: the smallest job is 512 nodes, 8K and 16K jobs are common, jobs up to 32K run without help;
+  by count, jobs of 2K nodes or less are the vast majority, 16K/32K jobs few: we draw 512 (38 %), 1K
+  (18 %), 2K (17 %), 4K (11 %), 8K (9 %), 16K (5 %), 32K (2 %) partition sizes, and give 30 % of
+  jobs a size between the previous partition size and this one (traces ask for odd node counts,
+  which the partition menu rounds up);
 - runtimes: log-normal (median 1 h, shape 1.2), capped at 12 h, then scaled by one factor so the
   offered load is ``load`` (default 0.75 of the machine), which gives the large jobs a substantial
   share of node-hours although they are few, as Fig. 5(b) shows;
-- requested walltimes overestimate runtimes: runtime / ratio with the ratio drawn from a
-  Beta(2, 1.5) distribution (mean 0.57), rounded up to 5 minutes and capped at 12 h;
+- requested walltimes overestimate runtimes: runtime / ratio with the ratio drawn from a Beta(2,
+  1.5) distribution (mean 0.57), rounded up to 5 minutes and capped at 12 h;
 - 35 projects (the INCITE projects of §II-A) in the SWF group field, 200 users each in one project.
 
 The header carries UnixStartTime and TimeZoneString (America/Chicago, from 2009-03-01), so month
-splits and dates work as on the real trace.
-"""
+splits and dates work as on the real trace."""
 
 from __future__ import annotations
 
@@ -29,11 +28,11 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from engine.generators import GENERATORS
-from engine.machines import Machine
-from engine.swf import parse_header
-from engine.toml_table import Table
-from engine.workload import Workload, from_columns
+from meshsim.engine.generators import GENERATORS
+from meshsim.engine.machines import Machine
+from meshsim.engine.swf import parse_header
+from meshsim.engine.toml_table import Table
+from meshsim.engine.workload import Workload, from_columns
 
 SIZES = np.array([512, 1024, 2048, 4096, 8192, 16384, 32768])
 SHARES = np.array([0.38, 0.18, 0.17, 0.11, 0.09, 0.05, 0.02])

@@ -2,16 +2,16 @@
 
 - ``none``: nothing beyond the discipline.
 - ``easy`` (one reservation, Lifka's EASY as specified in issue 2): the blocked head reserves its
-  earliest slot computed from the running jobs' expected ends (start + estimate, or now if that
-  has passed); every later job, in priority order, starts now if it fits now and starting it keeps
-  the head's reservation feasible. On a flat machine this is exactly the shadow-time rule: the job
-  ends by the shadow time or uses no more than the extra nodes, which it then consumes.
+  earliest slot computed from the running jobs' expected ends (start + estimate, or now if that has
+  passed); every later job, in priority order, starts now if it fits now and starting it keeps the
+  head's reservation feasible. On a flat machine this is exactly the shadow-time rule: the job ends
+  by the shadow time or uses no more than the extra nodes, which it then consumes.
 - ``conservative`` (reservations for all, Mu'alem & Feitelson): every waiting job holds a
   reservation made in priority order when it first waits; a job starts when its reservation comes
   due (a reservation just after a zero-length job, at the next representable time, is due at the
-  instant that job ends); when a job ends earlier than its estimate, reservations are
-  compressed: in order of their start, each is lifted and placed again at its earliest slot with
-  all others held, so it can only move earlier and never delays another.
+  instant that job ends); when a job ends earlier than its estimate, reservations are compressed: in
+  order of their start, each is lifted and placed again at its earliest slot with all others held,
+  so it can only move earlier and never delays another.
 """
 
 from __future__ import annotations
@@ -22,16 +22,16 @@ from itertools import islice
 from math import inf
 from typing import ClassVar
 
-from engine.jobs import Job
-from engine.planning import Planner, Shadow, Slot, span_end
-from engine.policy import Policy
-from engine.registry import Registry
-from engine.scheduling.context import PassContext
+from meshsim.engine.jobs import Job
+from meshsim.engine.planning import Planner, Shadow, Slot, span_end
+from meshsim.engine.policy import Policy
+from meshsim.engine.registry import Registry
+from meshsim.engine.scheduling.context import PassContext
 
 
 class Backfill(ABC):
-    """A backfilling policy. If ``owns_starts`` it decides every start itself (no discipline).
-    An ``incremental`` policy honours ``ctx.settled``: it tries only the jobs after them."""
+    """A backfilling policy. If ``owns_starts`` it decides every start itself (no discipline). An
+    ``incremental`` policy honours ``ctx.settled``: it tries only the jobs after them."""
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
@@ -48,8 +48,8 @@ class Backfill(ABC):
         """Start what may start; ``head`` is the discipline's blocked position (None if none)."""
 
     def idle(self, queue: list[Job], head: int | None, settled: int) -> None:
-        """What :meth:`run` remembers of a pass in which no job of ``queue`` fits now
-        (``settled`` as in :class:`PassContext`); only for a policy that ``skips_idle``."""
+        """What :meth:`run` remembers of a pass in which no job of ``queue`` fits now (``settled``
+        as in :class:`PassContext`); only for a policy that ``skips_idle``."""
         raise NotImplementedError
 
     def why(self, job: Job) -> str | None:
@@ -187,8 +187,8 @@ class EasyBackfill(Backfill):
     def _by_planner(
         self, ctx: PassContext, planner: Planner, first: Job, hopeful: Iterable[Job]
     ) -> None:
-        """Reserve the head's earliest slot in ``planner`` and start every hopeful job the
-        planner admits now around it (topology-aware planners, and pairing allocators)."""
+        """Reserve the head's earliest slot in ``planner`` and start every hopeful job the planner
+        admits now around it (topology-aware planners, and pairing allocators)."""
         allocator = ctx.allocator
         started = ctx.started
         slot = self._slot = planner.earliest(first, first.estimate)
@@ -214,17 +214,17 @@ class EasyBackfill(Backfill):
         sizes: Sequence[int],
         positions: range,
     ) -> None:
-        """The classic shadow-time rule on a node-count planner (the same decisions as the
-        planner's reservation, without its bookkeeping) for ``jobs[p]`` of size ``sizes[p]``,
-        ``p`` in ``positions``: a job starts if the allocator places it, its nodes fit in the
-        free count and, when it runs across the shadow time, in the extra nodes, which it then
-        consumes. What is left becomes ``_left`` when a job starts.
+        """The classic shadow-time rule on a node-count planner (the same decisions as the planner's
+        reservation, without its bookkeeping) for ``jobs[p]`` of size ``sizes[p]``, ``p`` in
+        ``positions``: a job starts if the allocator places it, its nodes fit in the free count and,
+        when it runs across the shadow time, in the extra nodes, which it then consumes. What is
+        left becomes ``_left`` when a job starts.
 
-        A job runs across the shadow time when ``now < shadow < now + estimate``; for a
-        zero-length job no time lies strictly between ``now`` and :func:`span_end`, so this is
-        the planner's rule without computing the span. The allocator never pairs jobs here (a
-        node-count shadow is only taken without pairing), so a start is the engine's start and
-        its record in ``ctx.started``."""
+        A job runs across the shadow time when ``now < shadow < now + estimate``; for a zero-length
+        job no time lies strictly between ``now`` and :func:`span_end`, so this is the planner's
+        rule without computing the span. The allocator never pairs jobs here (a node-count shadow is
+        only taken without pairing), so a start is the engine's start and its record in
+        ``ctx.started``."""
         now = ctx.now
         when, free, extra = shadow
         allocator = ctx.allocator

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from engine.allocation import Allocator, Placement
-    from engine.jobs import Job
-    from engine.planning import Planner, Shadow
+    from meshsim.engine.allocation import Allocator, Placement
+    from meshsim.engine.jobs import Job
+    from meshsim.engine.planning import Planner, Shadow
 
 
 @dataclass
@@ -33,19 +33,19 @@ class RunStats:
 
 @dataclass
 class PassContext:
-    """One scheduling pass at time ``now``: ``queue`` in priority order (read-only during the
-    pass; started jobs leave it when the pass ends), ``smallest`` the smallest size in it (no job
-    can start when fewer nodes are free). ``settled`` counts the leading jobs of ``queue`` known
-    not to start in this pass (0: none known; see :meth:`engine.simulation.Simulation._pass`).
-    ``early_release`` says whether a job ended
-    before its estimate since the last pass; ``arrival_order`` whether the queue order is
-    arrival order (FCFS); ``pairs`` whether the allocator pairs jobs (it overrides
-    :meth:`~engine.allocation.Allocator.companion`); ``guard``, set by a backfilling policy
+    """One scheduling pass at time ``now``: ``queue`` in priority order (read-only during the pass;
+    started jobs leave it when the pass ends), ``smallest`` the smallest size in it (no job can
+    start when fewer nodes are free). ``settled`` counts the leading jobs of ``queue`` known not to
+    start in this pass (0: none known; see
+    :meth:`meshsim.engine.simulation.Simulation._pass`). ``early_release`` says whether a job ended
+    before its estimate since the last pass; ``arrival_order`` whether the queue order is arrival
+    order (FCFS); ``pairs`` whether the allocator pairs jobs (it overrides
+    :meth:`~meshsim.engine.allocation.Allocator.companion`); ``guard``, set by a backfilling policy
     while it starts jobs around reservations, is the planner a companion must also satisfy.
     ``shadow``, when :attr:`planner` would be the node-count planner
-    (:class:`~engine.planning.CountPlanner`) and the allocator does not pair jobs, gives that
-    planner's :meth:`~engine.planning.Planner.shadow` for a head job now without building it.
-    ``sizes``, when not None, lists the sizes of the jobs of ``queue`` in its order."""
+    (:class:`~meshsim.engine.planning.CountPlanner`) and the allocator does not pair jobs, gives
+    that planner's :meth:`~meshsim.engine.planning.Planner.shadow` for a head job now without
+    building it. ``sizes``, when not None, lists the sizes of the jobs of ``queue`` in its order."""
 
     now: float
     queue: list[Job]
@@ -65,10 +65,10 @@ class PassContext:
     sizes: list[int] | None = None
 
     def start(self, job: Job, placement: Placement) -> None:
-        """Start ``job`` now on ``placement``, and the companion the allocator pairs with it
-        (paired job filling), if any. Under a ``guard`` the companion starts out of order like a
-        backfilled job: it is chosen among the waiting jobs the guard admits on the companion's
-        partition (so it never delays a reservation) and recorded in the guard."""
+        """Start ``job`` now on ``placement``, and the companion the allocator pairs with it (paired
+        job filling), if any. Under a ``guard`` the companion starts out of order like a backfilled
+        job: it is chosen among the waiting jobs the guard admits on the companion's partition (so
+        it never delays a reservation) and recorded in the guard."""
         self.start_job(job, placement)
         started = self.started
         started.add(job.index)

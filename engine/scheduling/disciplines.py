@@ -2,32 +2,31 @@
 
 A discipline starts what it may and returns the position in the queue of the first job that is
 blocked (the job a backfilling policy reserves for), or None when nothing is blocked. It can say
-afterwards why a job that would fit did not start (:meth:`Discipline.why`), computed on demand
-from what it remembers of the last pass, so passes never pay for explanations.
-"""
+afterwards why a job that would fit did not start (:meth:`Discipline.why`), computed on demand from
+what it remembers of the last pass, so passes never pay for explanations."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
-from engine.jobs import Job
-from engine.policy import Policy
-from engine.registry import Registry
-from engine.scheduling.context import PassContext
+from meshsim.engine.jobs import Job
+from meshsim.engine.policy import Policy
+from meshsim.engine.registry import Registry
+from meshsim.engine.scheduling.context import PassContext
 
 
 class Discipline(ABC):
     """A start rule over the queue in priority order. An ``incremental`` discipline honours
-    ``ctx.settled`` (:class:`~engine.scheduling.context.PassContext`): it skips the jobs known not
-    to start, and its blocked head is then the first of them."""
+    ``ctx.settled`` (:class:`~meshsim.engine.scheduling.context.PassContext`): it skips the jobs
+    known not to start, and its blocked head is then the first of them."""
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     incremental: ClassVar[bool] = False
     skips_idle: ClassVar[bool] = False
-    """:meth:`idle` is :meth:`select` when no waiting job fits (the engine then calls it
-    instead: an idle pass, :meth:`engine.simulation.Simulation._pass`)."""
+    """:meth:`idle` is :meth:`select` when no waiting job fits (the engine then calls it instead: an
+    idle pass, :meth:`meshsim.engine.simulation.Simulation._pass`)."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
@@ -38,8 +37,8 @@ class Discipline(ABC):
         """Start the jobs this discipline allows; return the blocked head's queue position."""
 
     def idle(self, queue: list[Job]) -> int | None:
-        """What :meth:`select` returns and remembers when no job of ``queue`` (not empty) fits
-        now; only for a discipline that ``skips_idle``."""
+        """What :meth:`select` returns and remembers when no job of ``queue`` (not empty) fits now;
+        only for a discipline that ``skips_idle``."""
         raise NotImplementedError
 
     def why(self, job: Job) -> str | None:
@@ -86,8 +85,8 @@ class Strict(Discipline):
 
 @DISCIPLINES.register("oo")
 class OutOfOrder(Discipline):
-    """Aggressive out-of-order (seed 001 §2.4): every waiting job, in priority order, starts if
-    it fits; nobody waits for the head. O(q) allocator queries per pass."""
+    """Aggressive out-of-order (seed 001 §2.4): every waiting job, in priority order, starts if it
+    fits; nobody waits for the head. O(q) allocator queries per pass."""
 
     name = "oo"
     description = "aggressive out-of-order: any job that fits starts"
@@ -149,14 +148,13 @@ class _Counts:
 @DISCIPLINES.register("oocb")
 class OutOfOrderBounded(Discipline):
     """Out-of-order with a constant bound, OOCB-k (seed 001 §5, after Das Sharma & Pradhan):
-    later jobs may overtake the oldest waiting job at most k times (``--bound``, default 8);
-    after that only the oldest job may start until it does.
+    later jobs may overtake the oldest waiting job at most k times (``--bound``, default 8); after
+    that only the oldest job may start until it does.
 
     A job is overtaken each time a job that arrived after it starts while it waits; with jobs
-    numbered in arrival order that is the number of started jobs with a higher index, counted
-    with a Fenwick tree in O(log n). "Oldest" is the head of the queue order (the FIFO head under
-    FCFS, as in the paper). k = 1 is not FCFS here: the head may be overtaken once.
-    """
+    numbered in arrival order that is the number of started jobs with a higher index, counted with a
+    Fenwick tree in O(log n). "Oldest" is the head of the queue order (the FIFO head under FCFS, as
+    in the paper). k = 1 is not FCFS here: the head may be overtaken once."""
 
     name = "oocb"
     description = "out-of-order, the head may be overtaken at most --bound times"
@@ -208,12 +206,11 @@ class Window(Discipline):
     oldest waiting job may start (``--window``, default 240).
 
     Under FCFS the window is K consecutive jobs *in arrival order*, and jobs of the window that
-    already started keep their place in it until the head moves past them (Example 2: with jobs
-    2 and 3 served, the window of K = 4 is jobs 1-4, so job 5 must wait). When the head starts,
-    the window moves to the next waiting job and later jobs fall inside it during the same pass.
-    Under other queue orders (SJF, WFP) the window is the first K waiting jobs of that order.
-    Jobs in the window are tried in queue order, once per pass.
-    """
+    already started keep their place in it until the head moves past them (Example 2: with jobs 2
+    and 3 served, the window of K = 4 is jobs 1-4, so job 5 must wait). When the head starts, the
+    window moves to the next waiting job and later jobs fall inside it during the same pass. Under
+    other queue orders (SJF, WFP) the window is the first K waiting jobs of that order. Jobs in the
+    window are tried in queue order, once per pass."""
 
     name = "window"
     description = "window-K: only the K consecutive jobs from the oldest waiting one may start"
@@ -265,15 +262,14 @@ class Window(Discipline):
 @DISCIPLINES.register("delay")
 class DelayBased(Discipline):
     """Delay-based out-of-order (seed 001 §2.3, after Kim & Yoon): any job that fits may start
-    unless the head has waited at least λ·W, where λ is the arrival rate measured so far (jobs
-    per unit of time since the first arrival) and W the mean waiting delay of the running jobs;
-    then only the head may start until it does.
+    unless the head has waited at least λ·W, where λ is the arrival rate measured so far (jobs per
+    unit of time since the first arrival) and W the mean waiting delay of the running jobs; then
+    only the head may start until it does.
 
     The rule is applied as the paper states it, although λ·W is a number of jobs (Little's law)
     compared with a time: on traces timed in seconds the threshold is small and the discipline
-    behaves close to FCFS; on seed 001's synthetic workloads (unit mean service time) it is of
-    the order of the waiting times themselves.
-    """
+    behaves close to FCFS; on seed 001's synthetic workloads (unit mean service time) it is of the
+    order of the waiting times themselves."""
 
     name = "delay"
     description = "out-of-order until the head has waited lambda*W, then strict"

@@ -1,10 +1,9 @@
 """Queue orders (priorities): which waiting job comes first.
 
 A static order gives every job a fixed sort key, so the waiting queue stays sorted as jobs arrive
-(O(log q) per arrival). A dynamic order (WFP) depends on the current time and is re-sorted at
-every scheduling pass (O(q log q)). Ties are always broken by (submit time, job index), i.e. by
-arrival order.
-"""
+(O(log q) per arrival). A dynamic order (WFP) depends on the current time and is re-sorted at every
+scheduling pass (O(q log q)). Ties are always broken by (submit time, job index), i.e. by arrival
+order."""
 
 from __future__ import annotations
 
@@ -13,14 +12,14 @@ from bisect import bisect_left, bisect_right
 from heapq import heappop, heappush
 from typing import ClassVar
 
-from engine.jobs import Job
-from engine.machines import Machine
-from engine.registry import Registry
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import Machine
+from meshsim.engine.registry import Registry
 
 
 class QueueOrder(ABC):
-    """A priority rule. ``score`` is what the console shows in the queue's priority column.
-    Orders are built with the machine, whose data some of them read (NQS queue priorities)."""
+    """A priority rule. ``score`` is what the console shows in the queue's priority column. Orders
+    are built with the machine, whose data some of them read (NQS queue priorities)."""
 
     def __init__(self, machine: Machine) -> None:
         self.machine = machine
@@ -71,8 +70,7 @@ class WFP(QueueOrder):
     ``(wait / estimate)^3 × size``, larger first.
 
     The estimate is floored at 1 s so a zero-length request cannot divide by zero (our choice; the
-    paper's traces have no zero requests). Ties by arrival.
-    """
+    paper's traces have no zero requests). Ties by arrival."""
 
     name = "wfp"
     dynamic = True
@@ -88,12 +86,11 @@ class WFP(QueueOrder):
 class WaitingQueue:
     """The waiting jobs, kept in queue order, with their total and smallest size.
 
-    For static orders the list is kept sorted on insertion, so a pass reads it without sorting;
-    the engine defers removals to the end of a pass so a pass may iterate the live list. Under a
-    static order ``sizes`` holds the jobs' sizes in the same order (None under a dynamic order). The
+    For static orders the list is kept sorted on insertion, so a pass reads it without sorting; the
+    engine defers removals to the end of a pass so a pass may iterate the live list. Under a static
+    order ``sizes`` holds the jobs' sizes in the same order (None under a dynamic order). The
     smallest waiting size (for loss of capacity), ``smallest`` (0 when empty), is kept up to date
-    from a heap of sizes with lazy deletion, O(log q) when the smallest job leaves.
-    """
+    from a heap of sizes with lazy deletion, O(log q) when the smallest job leaves."""
 
     def __init__(self, order: QueueOrder) -> None:
         self.order = order

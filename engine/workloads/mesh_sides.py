@@ -5,14 +5,13 @@ exponential with mean ``mean_service`` time units (simulation time units, not se
 asks for a w × h submesh, w and h drawn independently:
 
 - ``uniform``: w uniform over [1, W], h uniform over [1, H] (the machine's width and height);
-- ``uniform-decreasing``: with ``probabilities`` p1..p4 and ``bounds`` l1 < l2 < l3, a side
-  falls in [1, l1], [l1+1, l2], [l2+1, l3] or [l3+1, L] with probabilities p1..p4, uniformly
-  within the range (L = W for widths, H for heights; ranges are cut at L).
+- ``uniform-decreasing``: with ``probabilities`` p1..p4 and ``bounds`` l1 < l2 < l3, a side falls in
+  [1, l1], [l1+1, l2], [l2+1, l3] or [l3+1, L] with probabilities p1..p4, uniformly within the range
+  (L = W for widths, H for heights; ranges are cut at L).
 
-Shapes are given (the workload's ``shapes`` column), so ``--shape`` does not change them;
-requested time = service time (the paper assumes no estimates; EASY then uses exact ones).
-Options and defaults are the keys read below; the seed drives the workload stream.
-"""
+Shapes are given (the workload's ``shapes`` column), so ``--shape`` does not change them; requested
+time = service time (the paper assumes no estimates; EASY then uses exact ones). Options and
+defaults are the keys read below; the seed drives the workload stream."""
 
 from __future__ import annotations
 
@@ -20,10 +19,10 @@ from itertools import pairwise
 
 import numpy as np
 
-from engine.generators import GENERATORS
-from engine.machines import Machine
-from engine.toml_table import Table
-from engine.workload import Workload, from_columns
+from meshsim.engine.generators import GENERATORS
+from meshsim.engine.machines import Machine
+from meshsim.engine.toml_table import Table
+from meshsim.engine.workload import Workload, from_columns
 
 
 def draw_sides(

@@ -4,22 +4,21 @@
   mean interarrival = E[size × runtime] / (N × load), with E estimated from the drawn jobs;
 - sizes: 1 with probability ``serial_fraction``, else 2^k with k uniform on 1..log2(max_size)
   (parallel workloads favour powers of two; Lublin & Feitelson);
-- runtimes: log-normal with median ``runtime_median`` seconds and shape ``runtime_sigma``,
-  capped at ``runtime_max``;
+- runtimes: log-normal with median ``runtime_median`` seconds and shape ``runtime_sigma``, capped at
+  ``runtime_max``;
 - estimates: runtime × U(1, ``overestimate_max``), rounded up to whole minutes, never below the
   runtime (users overestimate; seed 000 §V-A).
 
-Options and defaults are the keys of the ``[workload]`` table below.
-"""
+Options and defaults are the keys of the ``[workload]`` table below."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.generators import GENERATORS
-from engine.machines import Machine
-from engine.toml_table import Table
-from engine.workload import Workload, from_columns
+from meshsim.engine.generators import GENERATORS
+from meshsim.engine.machines import Machine
+from meshsim.engine.toml_table import Table
+from meshsim.engine.workload import Workload, from_columns
 
 
 @GENERATORS.register("flat-poisson")

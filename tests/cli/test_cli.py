@@ -11,7 +11,7 @@ from tests.conftest import DATA, NASA, require_trace
 
 def meshsim(*args: str, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args], capture_output=True, text=True, cwd=cwd
+        [sys.executable, "-m", "meshsim", *args], capture_output=True, text=True, cwd=cwd
     )
 
 

@@ -39,7 +39,7 @@ def archive(tmp_path):
 def meshsim(cache: Path, *args: str) -> subprocess.CompletedProcess:
     env = {"MESHSIM_CACHE": str(cache), "PATH": "/usr/bin:/bin"}
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args], capture_output=True, text=True, env=env
+        [sys.executable, "-m", "meshsim", *args], capture_output=True, text=True, env=env
     )
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.contention.observer import JOB_COLUMNS
-from engine.runcase import RunOptions
-from engine.scenario import Scenario, save_scenario
+from meshsim.engine.contention.observer import JOB_COLUMNS
+from meshsim.engine.runcase import RunOptions
+from meshsim.engine.scenario import Scenario, save_scenario
 from tests.sweep.helpers import run_schema
 
 MACHE = (
@@ -23,7 +23,7 @@ MACHE = (
 def meshsim(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "250"}
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args], capture_output=True, text=True, env=env
+        [sys.executable, "-m", "meshsim", *args], capture_output=True, text=True, env=env
     )
 
 

@@ -5,10 +5,10 @@ import sys
 
 import pytest
 
-from engine.actions import Fail, LoggedAction, Repair, Reserve
-from engine.outputs import dumps
-from engine.runcase import RunOptions, jobs_csv_text
-from engine.scenario import Scenario, load_scenario, save_scenario, scenario_document
+from meshsim.engine.actions import Fail, LoggedAction, Repair, Reserve
+from meshsim.engine.outputs import dumps
+from meshsim.engine.runcase import RunOptions, jobs_csv_text
+from meshsim.engine.scenario import Scenario, load_scenario, save_scenario, scenario_document
 from tests.conftest import DATA
 
 SCENARIOS = {
@@ -42,7 +42,7 @@ SCENARIOS = {
 
 def meshsim(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "cli", "run", *args], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "meshsim", "run", *args], capture_output=True, text=True, check=False
     )
 
 

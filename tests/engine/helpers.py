@@ -2,11 +2,10 @@
 
 import numpy as np
 
-import engine.catalog  # noqa: F401
-from engine.machines import load_machine
-from engine.policy import Policy
-from engine.simulation import Simulation
-from engine.workload import Workload, from_columns
+from meshsim.engine.machines import load_machine
+from meshsim.engine.policy import Policy
+from meshsim.engine.simulation import Simulation
+from meshsim.engine.workload import Workload, from_columns
 
 
 def workload(rows: list[tuple], name: str = "test") -> Workload:

@@ -1,12 +1,11 @@
-"""The issue-4 and issue-5 speed scenarios of ``meshsim bench`` run what they say (timings are
-not asserted)."""
+"""The issue-4 and issue-5 speed scenarios of ``meshsim bench`` run what they say (timings are not
+asserted)."""
 
 import pytest
 
-import engine.catalog  # noqa: F401
-from engine.bench import INTREPID_MONTH, SCENARIOS, contention_50
-from engine.generators import load_workload
-from engine.machines import load_machine
+from meshsim.engine.bench import INTREPID_MONTH, SCENARIOS, contention_50
+from meshsim.engine.generators import load_workload
+from meshsim.engine.machines import load_machine
 
 
 def test_scenarios_are_registered_with_the_issue_targets() -> None:

@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from engine.compare import PRESETS, Config, Outcome, compare, gains, month_parts
-from engine.generators import load_workload
-from engine.machines import load_machine
+from meshsim.engine.compare import PRESETS, Config, Outcome, compare, gains, month_parts
+from meshsim.engine.generators import load_workload
+from meshsim.engine.machines import load_machine
 from tests.conftest import DATA
 
 INTREPID = load_machine("intrepid")
@@ -40,9 +40,9 @@ def test_adjest_learns_from_the_months_before():
         for c in ("Base", "AdjEst")
         for p, n in (("2009-01", 3), ("2009-02", 2), ("2009-03", 1))
     }
-    from engine.partitions.allocator import AdjEst
-    from engine.policy import Policy
-    from engine.simulation import Simulation
+    from meshsim.engine.partitions.allocator import AdjEst
+    from meshsim.engine.policy import Policy
+    from meshsim.engine.simulation import Simulation
 
     _, march, before = month_parts(w)[2]
     sim = Simulation(INTREPID, march, Policy(allocator="adjest"), past=before)
@@ -68,8 +68,8 @@ def test_gains_are_relative_to_the_baseline():
 
 def test_compare_command_end_to_end(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "cli", "compare", "--machine", "intrepid", "--workload", str(MINI),
-         "--preset", "tang2010", "--workers", "1", "--out", str(tmp_path)],
+        [sys.executable, "-m", "meshsim", "compare", "--machine", "intrepid",
+         "--workload", str(MINI), "--preset", "tang2010", "--workers", "1", "--out", str(tmp_path)],
         capture_output=True, text=True,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -80,6 +80,8 @@ def test_compare_command_end_to_end(tmp_path):
         "config,baseline,part,loss_of_capacity,avg_wait_s,avg_bsld"
     )
     bad = subprocess.run(
-        [sys.executable, "-m", "cli", "compare", "--config", "x"], capture_output=True, text=True
+        [sys.executable, "-m", "meshsim", "compare", "--config", "x"],
+        capture_output=True,
+        text=True,
     )
     assert bad.returncode == 1 and "expected NAME:key=value" in bad.stderr

@@ -6,8 +6,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from cli.contention import register
-from engine.errors import MeshsimError
+from meshsim.cli.contention import register
+from meshsim.engine.errors import MeshsimError
 
 app = typer.Typer()
 register(app)

@@ -3,17 +3,17 @@
 import numpy as np
 import pytest
 
-from engine.allocation import FREE
-from engine.contention.balance import SampledMetric, balance_factor, system_balance
-from engine.contention.dispersal import cell_dispersal, dispersal
-from engine.contention.io import IOLayout
-from engine.contention.layouts import LAYOUTS
-from engine.contention.routing import Link
-from engine.contention.runtime import RuntimeModel, iteration_times, remaining_after
-from engine.contention.state import contention
-from engine.contention.traffic import Traffic, job_traffic
-from engine.contention.workload import synthetic_io_workload
-from engine.errors import MeshsimError
+from meshsim.engine.allocation import FREE
+from meshsim.engine.contention.balance import SampledMetric, balance_factor, system_balance
+from meshsim.engine.contention.dispersal import cell_dispersal, dispersal
+from meshsim.engine.contention.io import IOLayout
+from meshsim.engine.contention.layouts import LAYOUTS
+from meshsim.engine.contention.routing import Link
+from meshsim.engine.contention.runtime import RuntimeModel, iteration_times, remaining_after
+from meshsim.engine.contention.state import contention
+from meshsim.engine.contention.traffic import Traffic, job_traffic
+from meshsim.engine.contention.workload import synthetic_io_workload
+from meshsim.engine.errors import MeshsimError
 
 RNG = np.random.default_rng(0)
 WRITE = (Traffic("io-write"),)
@@ -24,8 +24,8 @@ def cell(x: int, y: int, h: int) -> int:
 
 
 def test_intra_and_inter_job_contention() -> None:
-    """A at (1,0) and B at (0,0) both write to 4 I/O nodes: they share the link into the
-    I/O column (4 + 4 pairs) and the three +y links of the column above row 0."""
+    """A at (1,0) and B at (0,0) both write to 4 I/O nodes: they share the link into the I/O column
+    (4 + 4 pairs) and the three +y links of the column above row 0."""
     layout = IOLayout.square(4, 4)
     a = job_traffic(layout, 1, [cell(1, 0, 4)], WRITE, RNG)
     b = job_traffic(layout, 2, [cell(0, 0, 4)], WRITE, RNG)

@@ -1,5 +1,5 @@
-"""Per-job and run-level contention (engine/contention/observer.py) and the traffic choice of a
-run (``--pattern``, ``--io-traffic``, ``--io-share``), with hand-computed examples."""
+"""Per-job and run-level contention (engine/contention/observer.py) and the traffic choice of a run
+(``--pattern``, ``--io-traffic``, ``--io-share``), with hand-computed examples."""
 
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -7,12 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import engine.catalog  # noqa: F401  (registers topologies, allocators and runtime models)
-from engine.allocation import Placement
-from engine.contention.io import IOLayout
-from engine.contention.observer import JOB_COLUMNS, ContentionObserver
-from engine.contention.routing import link_space
-from engine.contention.traffic import (
+from meshsim.engine.allocation import Placement
+from meshsim.engine.contention.io import IOLayout
+from meshsim.engine.contention.observer import JOB_COLUMNS, ContentionObserver
+from meshsim.engine.contention.routing import link_space
+from meshsim.engine.contention.traffic import (
     COMM_PATTERNS,
     IO_TRAFFIC,
     JobStreams,
@@ -23,14 +22,14 @@ from engine.contention.traffic import (
     traffic_of,
     with_traffic,
 )
-from engine.errors import MeshsimError
-from engine.jobs import Job
-from engine.machines import load_machine
-from engine.outputs import dumps
-from engine.policy import Policy
-from engine.runcase import RunOptions, load_inputs, prepare, run_case
-from engine.simulation import RunningJob, Simulation
-from engine.workload import from_columns
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import load_machine
+from meshsim.engine.outputs import dumps
+from meshsim.engine.policy import Policy
+from meshsim.engine.runcase import RunOptions, load_inputs, prepare, run_case
+from meshsim.engine.simulation import RunningJob, Simulation
+from meshsim.engine.workload import from_columns
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -175,12 +174,10 @@ def running(jobs: dict[int, tuple[Job, tuple[int, ...]]]) -> dict[int, RunningJo
 def test_observer_two_jobs_by_hand(io2x2) -> None:
     """2 x 2 mesh, I/O nodes on rows 0 and 1 (B_l = B_0 = 100 MB/s), write I/O only.
 
-    A = job 0 on (0,0), runs [0, 10]: pairs to (-1,0) over L1 = (0,0)->(-1,0) and to (-1,1)
-    over L1 then L2 = (-1,0)->(-1,1): L1 2, L2 1.
-    B = job 1 on (1,0) and (1,1), runs [5, 15]: (1,0)->(0,0) 2, L1 2, L2 1, (1,1)->(0,1) 2,
-    (0,1)->(-1,1) 2, (-1,1)->(-1,0) 1.
-    Together: L1 carries 4 (max_contention); A and B share L1 and L2.
-    """
+    A = job 0 on (0,0), runs [0, 10]: pairs to (-1,0) over L1 = (0,0)->(-1,0) and to (-1,1) over L1
+    then L2 = (-1,0)->(-1,1): L1 2, L2 1. B = job 1 on (1,0) and (1,1), runs [5, 15]: (1,0)->(0,0)
+    2, L1 2, L2 1, (1,1)->(0,1) 2, (0,1)->(-1,1) 2, (-1,1)->(-1,0) 1. Together: L1 carries 4
+    (max_contention); A and B share L1 and L2."""
     w = from_columns("two", submit=np.zeros(2), runtime=np.ones(2), size=np.array([1, 2]))
     a, b = w.job(0), w.job(1)
     obs = ContentionObserver(io2x2, w, seed=0)
@@ -281,9 +278,9 @@ def short_mache(tmp_path_factory):
 
 
 def test_the_observer_reads_the_run_and_agrees_with_the_model(short_mache) -> None:
-    """The engine's observer sees every change of the running set: its figures join the
-    results, the model's own keys keep the model's values and agree with the observer's, and a
-    run on the same machine without I/O nodes schedules the same."""
+    """The engine's observer sees every change of the running set: its figures join the results, the
+    model's own keys keep the model's values and agree with the observer's, and a run on the same
+    machine without I/O nodes schedules the same."""
     sim = prepare(io_options(workload=short_mache))
     sim.run()
     assert sim.observer is not None

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.contention.io import IOLayout
-from engine.contention.routing import FAMILIES, Link, LinkLoads, hops, link_space
-from engine.contention.traffic import (
+from meshsim.engine.contention.io import IOLayout
+from meshsim.engine.contention.routing import FAMILIES, Link, LinkLoads, hops, link_space
+from meshsim.engine.contention.traffic import (
     PATTERNS,
     Traffic,
     cell_coords,
@@ -17,7 +17,7 @@ from engine.contention.traffic import (
     job_traffic,
     mixed_traffic,
 )
-from engine.errors import MeshsimError
+from meshsim.engine.errors import MeshsimError
 
 RNG = np.random.default_rng(0)
 

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.contention.io import IOLayout
-from engine.contention.layouts import LAYOUTS, analyze_layout
-from engine.contention.matrix import io_link_matrix
-from engine.contention.routing import Link, link_space
-from engine.contention.traffic import PATTERNS, io_coords
+from meshsim.engine.contention.io import IOLayout
+from meshsim.engine.contention.layouts import LAYOUTS, analyze_layout
+from meshsim.engine.contention.matrix import io_link_matrix
+from meshsim.engine.contention.routing import Link, link_space
+from meshsim.engine.contention.traffic import PATTERNS, io_coords
 
 SIZES = (16, 64, 256)
 RNG = np.random.default_rng(0)
@@ -71,8 +71,8 @@ def test_table6_network_throughput(n: int, traffic: str, layout: str) -> None:
 
 @pytest.mark.parametrize("n", SIZES)
 def test_table5_and_6_ranks(n: int) -> None:
-    """Ranks of Tables 5/6: write diagonal = parallel < block center < block corner <
-    orthogonal; read diagonal = orthogonal < block center < block corner < parallel."""
+    """Ranks of Tables 5/6: write diagonal = parallel < block center < block corner < orthogonal;
+    read diagonal = orthogonal < block center < block corner < parallel."""
     write = {lay: analyze_layout(n, lay, n, n, "write").max_contention for lay in LAYOUTS}
     read = {lay: analyze_layout(n, lay, n, n, "read").max_contention for lay in LAYOUTS}
     assert write["diagonal"] == write["parallel"] < write["block-center"]
@@ -124,8 +124,8 @@ def test_fig48_matrix() -> None:
 
 @pytest.mark.parametrize(("m", "n"), [(4, 4), (16, 14)])
 def test_link_matrix_matches_routing(m: int, n: int) -> None:
-    """Every entry equals the larger of the two directions of I/O link l_i when s of the job's
-    nodes sit above it, counted by XY routing on the k = m mesh."""
+    """Every entry equals the larger of the two directions of I/O link l_i when s of the job's nodes
+    sit above it, counted by XY routing on the k = m mesh."""
     k = m
     layout = IOLayout.square(k, m)
     space = link_space(k, k)

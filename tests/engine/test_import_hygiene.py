@@ -4,14 +4,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import engine
+from meshsim import engine
 
 ENGINE = Path(engine.__file__).parent
 
 
 def test_engine_imports_neither_textual_nor_rich():
     modules = sorted(
-        "engine." + ".".join(p.relative_to(ENGINE).with_suffix("").parts)
+        "meshsim.engine." + ".".join(p.relative_to(ENGINE).with_suffix("").parts)
         for p in ENGINE.rglob("*.py")
         if p.name != "__init__.py"
     )

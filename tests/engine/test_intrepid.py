@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.allocation import ALLOCATORS
-from engine.jobs import Job
-from engine.machines import load_machine
-from engine.partitions.menu import build_menu
-from engine.policy import Policy
-from engine.simulation import Simulation
-from engine.workload import from_columns
+from meshsim.engine.allocation import ALLOCATORS
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import load_machine
+from meshsim.engine.partitions.menu import build_menu
+from meshsim.engine.policy import Policy
+from meshsim.engine.simulation import Simulation
+from meshsim.engine.workload import from_columns
 
 INTREPID = load_machine("intrepid")
 MENU = build_menu(INTREPID.spec)
@@ -248,10 +248,10 @@ def test_running_partitions_never_conflict(rows, name):
     st.sampled_from(PARTITION_ALLOCATORS),
 )
 def test_remembered_decisions_match_a_fresh_allocator(rows, name):
-    """The allocators remember least-blocking ties, SL's neighbour ends and AdjEst's means
-    between changes of the busy set; after every event an allocator rebuilt from the running
-    jobs alone (nothing remembered) places every waiting job where the simulation's would,
-    and counts the same idle nodes."""
+    """The allocators remember least-blocking ties, SL's neighbour ends and AdjEst's means between
+    changes of the busy set; after every event an allocator rebuilt from the running jobs alone
+    (nothing remembered) places every waiting job where the simulation's would, and counts the same
+    idle nodes."""
     n = len(rows)
     w = from_columns(
         "random",
@@ -280,8 +280,8 @@ def test_remembered_decisions_match_a_fresh_allocator(rows, name):
 
 
 def test_sl_forgets_neighbour_ends_when_jobs_start_end_or_history_grows():
-    """SL's remembered neighbour ends (one tie set, asked again under the same usable set)
-    follow every start and end on a neighbour, and AdjEst's follow its history."""
+    """SL's remembered neighbour ends (one tie set, asked again under the same usable set) follow
+    every start and end on a neighbour, and AdjEst's follow its history."""
     alloc = allocator("adjest")
     a, b = partition("R00-M0"), partition("R01-M0")
     usable = 1 << a.index | 1 << b.index

@@ -7,20 +7,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.allocation import ALLOCATORS, FREE
-from engine.allocators.boxes import (
+from meshsim.engine.allocation import ALLOCATORS, FREE
+from meshsim.engine.allocators.boxes import (
     TallestBoxes,
     overlapping_starts,
     summed_table,
     window_max,
     window_sums,
 )
-from engine.jobs import Job
-from engine.machines import load_machine
-from engine.policy import Policy
-from engine.shapes import box, paragon, request_for, square
-from engine.simulation import Simulation
-from engine.workload import from_columns
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import load_machine
+from meshsim.engine.policy import Policy
+from meshsim.engine.shapes import box, paragon, request_for, square
+from meshsim.engine.simulation import Simulation
+from meshsim.engine.workload import from_columns
 from tests.conftest import DATA
 
 MESH5X4 = load_machine(str(DATA / "mesh5x4.toml"))
@@ -72,7 +72,7 @@ def test_fig1_maximal_free_submeshes_and_the_mpl_choice():
     # choose the right one, our tie-break (scan order) takes the left one.
     placement = mpl.find(job(0, (2, 1)))
     assert placement.label == "(0,3) 2x1"
-    from engine.allocators.contiguous import peripheral_length
+    from meshsim.engine.allocators.contiguous import peripheral_length
 
     scores = peripheral_length(
         (2, 1), np.array([[0, 3], [3, 3], [1, 3], [3, 1]]), (5, 4), (False, False)
@@ -239,8 +239,8 @@ def test_window_max_matches_brute_force():
     data=st.data(),
 )
 def test_overlapping_starts_count_the_placements_a_box_overlaps(dims, data):
-    """Brute force over every pair: a placement of ``shape`` at p overlaps ``box`` at each of
-    its start positions c when their cells intersect (wrapping where the axis wraps)."""
+    """Brute force over every pair: a placement of ``shape`` at p overlaps ``box`` at each of its
+    start positions c when their cells intersect (wrapping where the axis wraps)."""
     wrap = tuple(data.draw(st.lists(st.booleans(), min_size=len(dims), max_size=len(dims))))
     box_ = tuple(data.draw(st.integers(1, d)) for d in dims)
     shape = tuple(data.draw(st.integers(1, d)) for d in dims)
@@ -288,8 +288,8 @@ def fresh_copy(alloc):
     rotate=st.booleans(),
 )
 def test_remembered_fits_never_change_an_answer(dims, wrap, seed, name, rotate):
-    """The fit and no-fit frontiers kept across allocations and releases answer every query as
-    an allocator that remembers nothing would."""
+    """The fit and no-fit frontiers kept across allocations and releases answer every query as an
+    allocator that remembers nothing would."""
     machine = load_machine(str(DATA / "mesh5x4.toml"))
     spec = machine.spec.__class__(dims, (wrap,) * len(dims))
     machine = machine.__class__(name="t", topology="torus" if wrap else "mesh", spec=spec)

@@ -1,19 +1,18 @@
 """Migration (Krevat et al., seed 002 §2) is not re-tried while nothing it depends on changed.
 
-A re-pack depends only on the running jobs, the units out of service and the allocator's rule;
-the engine skips it when none of them changed since the last one. Runs that re-pack at every
-blocked pass must give the same schedule and the same migration counts.
-"""
+A re-pack depends only on the running jobs, the units out of service and the allocator's rule; the
+engine skips it when none of them changed since the last one. Runs that re-pack at every blocked
+pass must give the same schedule and the same migration counts."""
 
 import numpy as np
 import pytest
 
-from engine.actions import Fail, Repair
-from engine.grid import GridSpec
-from engine.machines import Machine, load_machine
-from engine.policy import Policy
-from engine.simulation import Simulation
-from engine.workload import from_columns
+from meshsim.engine.actions import Fail, Repair
+from meshsim.engine.grid import GridSpec
+from meshsim.engine.machines import Machine, load_machine
+from meshsim.engine.policy import Policy
+from meshsim.engine.simulation import Simulation
+from meshsim.engine.workload import from_columns
 
 
 class AlwaysRepack(Simulation):
@@ -60,12 +59,11 @@ def test_backfilling_with_migration_migrates_before_it_backfills():
     """B+M (seed 002 §2): FCFS, then migration, then FCFS again, and only then backfilling.
 
     On a 2x2x4 torus four 4-node jobs fill the machine; two end at t=100 and leave two separate
-    4-node holes. The 8-node head H (arrived at 50) is blocked by fragmentation, not by count.
-    EASY alone reserves H for t=1000 and backfills the four 10-second jobs S into the holes at
-    once; B+M re-packs the two long jobs, starts H at 100, and the S jobs wait for t=1000. This
-    is the paper's order, and it is why B+M can have a higher mean bounded slowdown than EASY:
-    migration serves the queue head first, at the expense of short jobs backfilling would start.
-    """
+    4-node holes. The 8-node head H (arrived at 50) is blocked by fragmentation, not by count. EASY
+    alone reserves H for t=1000 and backfills the four 10-second jobs S into the holes at once; B+M
+    re-packs the two long jobs, starts H at 100, and the S jobs wait for t=1000. This is the paper's
+    order, and it is why B+M can have a higher mean bounded slowdown than EASY:
+    migration serves the queue head first, at the expense of short jobs backfilling would start."""
     torus = Machine(name="t", topology="torus", spec=GridSpec((2, 2, 4), (True, True, True)))
     rows = [(0, 100, 4), (0, 1000, 4), (0, 100, 4), (0, 1000, 4), (50, 1000, 8)]
     rows += [(101 + 10 * k, 10, 4) for k in range(4)]

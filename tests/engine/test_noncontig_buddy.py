@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from engine.allocation import ALLOCATORS
-from engine.allocators.buddy import Block, BuddyForest, BuddyPlan
-from engine.allocators.m2db import M2DBRegion, closeness, corners, m2db_plan, m2db_split
-from engine.allocators.mbs import base4_digits, mbs_plan, quarter, square_tiling
-from engine.contention.benchmarks import mesh_machine
-from engine.jobs import Job
+from meshsim.engine.allocation import ALLOCATORS
+from meshsim.engine.allocators.buddy import Block, BuddyForest, BuddyPlan
+from meshsim.engine.allocators.m2db import M2DBRegion, closeness, corners, m2db_plan, m2db_split
+from meshsim.engine.allocators.mbs import base4_digits, mbs_plan, quarter, square_tiling
+from meshsim.engine.contention.benchmarks import mesh_machine
+from meshsim.engine.jobs import Job
 
 
 def job(index: int, size: int) -> Job:
@@ -35,8 +35,8 @@ def test_square_tiling_of_paragon_batch_mesh() -> None:
 
 
 def test_mbs_fig13_six_is_four_plus_one_plus_one() -> None:
-    """Fig. 13 (L641): with two free 2 × 2 blocks and two free 1 × 1 blocks, a 2 × 3 request
-    (6 = 4 + 1 + 1) gets one 2 × 2 block and both 1 × 1 blocks; the other 2 × 2 stays whole."""
+    """Fig. 13 (L641): with two free 2 × 2 blocks and two free 1 × 1 blocks, a 2 × 3 request (6 = 4
+    + 1 + 1) gets one 2 × 2 block and both 1 × 1 blocks; the other 2 × 2 stays whole."""
     a = ALLOCATORS.get("mbs")(mesh_machine(4, 4), np.random.default_rng(0))
     first = a.find(job(0, 6))
     a.allocate(job(0, 6), first)
@@ -128,8 +128,8 @@ def test_m2db_anchor_exact_fit() -> None:
 
 def test_m2db_anchor_then_closest_blocks() -> None:
     """5 nodes of an empty 4 × 4: the buddies are all smaller, so the first 2 × 2 is the anchor
-    (step 4 on the buddies); the closest block (2 × 2 at (2, 0), closeness 16, ahead of the tie
-    at (0, 2) by position) is too big and is split (step 6); its closest 1 × 1 is taken."""
+    (step 4 on the buddies); the closest block (2 × 2 at (2, 0), closeness 16, ahead of the tie at
+    (0, 2) by position) is too big and is split (step 6); its closest 1 × 1 is taken."""
     plan = m2db_plan([Block(0, 0, 4, 4)], 5)
     assert plan.blocks == (Block(0, 0, 2, 2), Block(2, 0, 1, 1))
     assert plan.splits == (Block(0, 0, 4, 4), Block(2, 0, 2, 2))

@@ -5,19 +5,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import engine.allocators.mc  # noqa: F401
-from engine.allocation import ALLOCATORS, Placement
-from engine.allocators.grid_nodes import NodeGridAllocator
-from engine.allocators.mc import (
+import meshsim.engine.allocators.mc  # noqa: F401
+from meshsim.engine.allocation import ALLOCATORS, Placement
+from meshsim.engine.allocators.grid_nodes import NodeGridAllocator
+from meshsim.engine.allocators.mc import (
     MCElongatedAllocator,
     build_cluster,
     candidate_costs,
     request_shape,
     ring,
 )
-from engine.contention.benchmarks import mesh_machine
-from engine.errors import MeshsimError
-from engine.jobs import Job
+from meshsim.engine.contention.benchmarks import mesh_machine
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.jobs import Job
 
 
 def job(index: int, size: int, shape: tuple[int, int] | None = None) -> Job:
@@ -39,9 +39,9 @@ A, B, C, D = (0, 0), (0, 1), (0, 3), (2, 5)
 
 
 def test_fig32_centre_b_wins_with_cost_1() -> None:
-    """Fig. 32 (L1405, L1435): a 1 × 3 request and four idle nodes; the clusters centred at
-    A, B, C, D cost 2, 1, 3, 5, and B's cluster {A, B, C} is allocated. (The figure is lost; this
-    6 × 6 arrangement has exactly the printed costs.)"""
+    """Fig. 32 (L1405, L1435): a 1 × 3 request and four idle nodes; the clusters centred at A, B, C,
+    D cost 2, 1, 3, 5, and B's cluster {A, B, C} is allocated. (The figure is lost; this 6 × 6
+    arrangement has exactly the printed costs.)"""
     a = ALLOCATORS.get("mc")(mesh_machine(6, 6), np.random.default_rng(0))
     occupy(a, {A, B, C, D})
     costs = candidate_costs(a.idle(), 1, 3, 3)
@@ -54,8 +54,8 @@ def test_fig32_centre_b_wins_with_cost_1() -> None:
 
 
 def test_ring_order() -> None:
-    """Shell 1 of a 1 × 3 shell_0 at (0, 0): the shorter (horizontal) sides first, then the
-    longer sides left before right, each in increasing coordinate order, then the corners."""
+    """Shell 1 of a 1 × 3 shell_0 at (0, 0): the shorter (horizontal) sides first, then the longer
+    sides left before right, each in increasing coordinate order, then the corners."""
     assert ring(0, 0, 1, 3, 1) == [
         (0, -1),
         (0, 3),

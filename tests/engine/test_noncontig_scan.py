@@ -5,21 +5,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import engine.allocators.mc
-import engine.allocators.paging
-import engine.allocators.plas
-import engine.allocators.random_nodes
-import engine.contention.io
-import engine.grid
-from engine.allocation import ALLOCATORS
-from engine.allocators.grid_nodes import middle_out
-from engine.allocators.paging import paging_order
-from engine.allocators.plas import plas_order
-from engine.contention.balance import balance_factor, system_balance
-from engine.contention.benchmarks import mesh_machine
-from engine.errors import MeshsimError
-from engine.jobs import Job
-from engine.machines import load_machine
+import meshsim.engine.allocators.mc
+import meshsim.engine.allocators.paging
+import meshsim.engine.allocators.plas
+import meshsim.engine.allocators.random_nodes
+import meshsim.engine.contention.io
+import meshsim.engine.grid
+from meshsim.engine.allocation import ALLOCATORS
+from meshsim.engine.allocators.grid_nodes import middle_out
+from meshsim.engine.allocators.paging import paging_order
+from meshsim.engine.allocators.plas import plas_order
+from meshsim.engine.contention.balance import balance_factor, system_balance
+from meshsim.engine.contention.benchmarks import mesh_machine
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import load_machine
 
 
 def job(index: int, size: int) -> Job:
@@ -55,7 +55,7 @@ def test_paging_takes_rows() -> None:
     a = ALLOCATORS.get("paging")(mesh_machine(4, 4), np.random.default_rng(0))
     p = a.find(job(0, 6))
     assert xy(p.cells, 4) == [(0, 0), (1, 0), (2, 0), (3, 0), (0, 1), (1, 1)]
-    snake = engine.allocators.paging.PagingAllocator(
+    snake = meshsim.engine.allocators.paging.PagingAllocator(
         mesh_machine(4, 4), np.random.default_rng(0), order="snake"
     )
     assert xy(snake.find(job(0, 6)).cells, 4)[4:] == [(3, 1), (2, 1)]
@@ -135,8 +135,8 @@ def assert_perfect(history: list[tuple[int, int]]) -> None:
     sizes=st.lists(st.integers(1, 40), max_size=40),
 )
 def test_plas_perfect_balance_with_arrivals_only(w: int, half: int, sizes: list[int]) -> None:
-    """PLAS property (L2201-2205): empty system, no departures -> per-job and system balance
-    factor perfect; the system value is 0 or +1 (the high side is taken first)."""
+    """PLAS property (L2201-2205): empty system, no departures -> per-job and system balance factor
+    perfect; the system value is 0 or +1 (the high side is taken first)."""
     assert_perfect(arrive("plas", w, 2 * half, sizes))
 
 
@@ -158,10 +158,10 @@ def test_mc_elongated_perfect_balance_with_arrivals_only(
 
 def test_mc_elongated_balance_limits() -> None:
     """Where perfect balance does not hold. With MC's order (the reported results) a job smaller
-    than k fills a column from the top: 5 nodes on a 16-high mesh give -5. With the designed
-    order L2412's unconditional claim still fails for mixed sizes: the 18-node job takes column 1
-    and two of column 0's last three nodes; reaching column 0's last hole then costs more than
-    opening column 2, so two odd columns leave the system at +2."""
+    than k fills a column from the top: 5 nodes on a 16-high mesh give -5. With the designed order
+    L2412's unconditional claim still fails for mixed sizes: the 18-node job takes column 1 and two
+    of column 0's last three nodes; reaching column 0's last hole then costs more than opening
+    column 2, so two odd columns leave the system at +2."""
     assert arrive("mc-elongated", 4, 16, [5]) == [(-5, -5)]
     history = arrive("mc-elongated", 11, 16, [13, 18, 8, 3], order="middle-out")
     assert [s for _, s in history] == [1, 1, 1, 2]

@@ -1,5 +1,5 @@
-"""The SDSC Paragon NQS scheduler (seed 004): aging, blocking, prime time, node sets,
-interactive rejection and queue mapping, on the small machine of tests/data/nqs-small.toml."""
+"""The SDSC Paragon NQS scheduler (seed 004): aging, blocking, prime time, node sets, interactive
+rejection and queue mapping, on the small machine of tests/data/nqs-small.toml."""
 
 from dataclasses import replace
 from datetime import datetime
@@ -8,16 +8,16 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
-from engine.errors import MeshsimError
-from engine.generators import load_workload
-from engine.jobs import Job
-from engine.machines import load_machine
-from engine.nqs.policy import NQSPriority
-from engine.nqs.queues import map_queues
-from engine.policy import Policy
-from engine.simulation import Simulation
-from engine.swf import parse_header
-from engine.workload import from_columns
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.generators import load_workload
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import load_machine
+from meshsim.engine.nqs.policy import NQSPriority
+from meshsim.engine.nqs.queues import map_queues
+from meshsim.engine.policy import Policy
+from meshsim.engine.simulation import Simulation
+from meshsim.engine.swf import parse_header
+from meshsim.engine.workload import from_columns
 from tests.conftest import DATA
 
 CHICAGO = ZoneInfo("America/Chicago")

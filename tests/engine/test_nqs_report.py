@@ -1,17 +1,17 @@
-"""Table 5 of the NQS report (seed 004 §4): the expansion factor is (Σ execution + Σ wait) /
-Σ execution per queue, as every row of the paper's table satisfies."""
+"""Table 5 of the NQS report (seed 004 §4): the expansion factor is (Σ execution + Σ wait) / Σ
+execution per queue, as every row of the paper's table satisfies."""
 
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-import engine.nqs.report  # noqa: F401
-from engine.machines import load_machine
-from engine.policy import Policy
-from engine.reports import REPORTS
-from engine.simulation import Simulation
-from engine.workload import from_columns
+import meshsim.engine.nqs.report  # noqa: F401
+from meshsim.engine.machines import load_machine
+from meshsim.engine.policy import Policy
+from meshsim.engine.reports import REPORTS
+from meshsim.engine.simulation import Simulation
+from meshsim.engine.workload import from_columns
 from tests.conftest import DATA
 from tests.engine.test_nqs import HEADER
 
@@ -69,7 +69,7 @@ TABLE5 = [
 def test_paragon_sdsc_machine_is_the_papers():
     import re
 
-    from engine.nqs.allocator import nqs_config
+    from meshsim.engine.nqs.allocator import nqs_config
 
     machine = load_machine("paragon-sdsc")
     config = nqs_config(machine)

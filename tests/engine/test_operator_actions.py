@@ -1,5 +1,5 @@
-"""Operator actions on units: fail / repair / reserve on every allocator family, the unit names
-the console uses, the unit inspector, and replay determinism of runs with such actions."""
+"""Operator actions on units: fail / repair / reserve on every allocator family, the unit names the
+console uses, the unit inspector, and replay determinism of runs with such actions."""
 
 from dataclasses import replace
 
@@ -8,14 +8,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.actions import Fail, Repair, Reserve, action_from_dict
-from engine.allocation import DOWN, FREE, RESERVED
-from engine.errors import MeshsimError
-from engine.machines import load_machine
-from engine.policy import Policy
-from engine.simulation import Simulation
-from engine.units import block_cells, unit_cell, unit_count, unit_name
-from engine.workload import from_columns
+from meshsim.engine.actions import Fail, Repair, Reserve, action_from_dict
+from meshsim.engine.allocation import DOWN, FREE, RESERVED
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.machines import load_machine
+from meshsim.engine.policy import Policy
+from meshsim.engine.simulation import Simulation
+from meshsim.engine.units import block_cells, unit_cell, unit_count, unit_name
+from meshsim.engine.workload import from_columns
 from tests.conftest import DATA
 
 MESH = str(DATA / "mesh5x4.toml")
@@ -169,9 +169,9 @@ def test_a_down_unit_is_never_allocated(name, alloc, data):
 
 @pytest.mark.parametrize(("name", "alloc"), FAMILIES)
 def test_requeue_kill_and_repair(name, alloc):
-    """A whole-machine job runs when one of its units fails: it is requeued (restarted from
-    scratch after the repair, its original submit time kept) or killed; the unit is DOWN
-    until repaired, and the next whole-machine job starts only after the repair."""
+    """A whole-machine job runs when one of its units fails: it is requeued (restarted from scratch
+    after the repair, its original submit time kept) or killed; the unit is DOWN until repaired, and
+    the next whole-machine job starts only after the repair."""
     m = machine(name)
     probe = simulate(name, alloc, [(0, 1, 1)])
     whole = 16 if alloc == "nqs" else usable_units(probe) * unit_nodes(m)
@@ -282,8 +282,8 @@ def test_migration_repacks_around_down_units():
 
 
 def test_reserve_drains_a_block_and_releases_it_at_until():
-    """Job 1 holds (0,0) 2x2 until 100; the block 0,0 2x4 is reserved from 10 to 200: its
-    idle half at once, job 1's cells when it ends; a whole-machine job starts at 200."""
+    """Job 1 holds (0,0) 2x2 until 100; the block 0,0 2x4 is reserved from 10 to 200: its idle half
+    at once, job 1's cells when it ends; a whole-machine job starts at 200."""
     rows = [(0, 4, 100), (20, 20, 10)]
     sim = simulate(MESH, "first-fit", rows, [Reserve(10, "0,0 2x4", 200.0)])
     block = set(block_cells(sim.machine, "0,0 2x4"))
@@ -307,10 +307,10 @@ def test_reserve_drains_a_block_and_releases_it_at_until():
 
 
 def test_reserve_on_a_count_pool_and_overlapping_failures():
-    """flat:4, a 2-node job from 0: the reservation of nodes 0-2 at 1 takes the two idle
-    nodes and waits for the job's; a failure inside the block turns reserved into down, a
-    repair during the window gives it back to the reservation, a failure of the draining node
-    requeues the job; at 50 the reserved nodes return, the down one stays down."""
+    """flat:4, a 2-node job from 0: the reservation of nodes 0-2 at 1 takes the two idle nodes and
+    waits for the job's; a failure inside the block turns reserved into down, a repair during the
+    window gives it back to the reservation, a failure of the draining node requeues the job; at 50
+    the reserved nodes return, the down one stays down."""
     actions = [Reserve(1, [0, 1, 2], 50.0), Fail(5, 1), Repair(20, 1), Fail(30, 2), Repair(60, 2)]
     sim = simulate("flat:4", "flat", [(0, 2, 100)], actions)
     sim.run(until=1)

@@ -5,9 +5,9 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.allocation import Placement
-from engine.jobs import Job
-from engine.planning import CountPlanner, Releases, Slot, count_shadow, span_end
+from meshsim.engine.allocation import Placement
+from meshsim.engine.jobs import Job
+from meshsim.engine.planning import CountPlanner, Releases, Slot, count_shadow, span_end
 
 
 def job(index: int, size: int) -> Job:
@@ -76,9 +76,9 @@ def test_count_planner_matches_brute_force(free_now, releases, reservations, que
     candidates=st.lists(st.tuples(st.integers(1, 8), durations), max_size=8),
 )
 def test_the_shadow_rule_decides_as_the_planner_does(free_now, releases, head, candidates):
-    """EASY's closed form (shadow time, free and extra nodes) admits exactly the jobs the
-    planner admits after reserving the head's earliest slot, job after job, with releases past
-    their estimate (before now = 1.5) counted as free now."""
+    """EASY's closed form (shadow time, free and extra nodes) admits exactly the jobs the planner
+    admits after reserving the head's earliest slot, job after job, with releases past their
+    estimate (before now = 1.5) counted as free now."""
     now = 1.5
     entries = sorted((w, i, n) for i, (w, n) in enumerate(releases))
     first = job(0, head[0])
@@ -108,9 +108,9 @@ def test_the_shadow_rule_decides_as_the_planner_does(free_now, releases, head, c
     size=st.integers(0, 40),
 )
 def test_the_shadow_with_a_kept_total_is_the_shadow(free_now, releases, size):
-    """The closed form walks back from the last release when the caller keeps the releases'
-    total of nodes (the engine does); it gives the same shadow as without it, and the shadow
-    time is the earliest slot of the head in the planner."""
+    """The closed form walks back from the last release when the caller keeps the releases' total of
+    nodes (the engine does); it gives the same shadow as without it, and the shadow time is the
+    earliest slot of the head in the planner."""
     now = 1.5
     entries = sorted((w, i, n) for i, (w, n) in enumerate(releases))
     total = sum(n for _, _, n in entries)

@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from engine.generators import generate
-from engine.machines import load_machine
-from engine.policy import Policy
-from engine.simulation import Simulation
-from engine.toml_table import Table
-from engine.workload import from_columns
+from meshsim.engine.generators import generate
+from meshsim.engine.machines import load_machine
+from meshsim.engine.policy import Policy
+from meshsim.engine.simulation import Simulation
+from meshsim.engine.toml_table import Table
+from meshsim.engine.workload import from_columns
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +48,8 @@ def test_jobs_sharing_the_io_links_slow_each_other(machine):
 
 def test_moved_completions_leave_no_trace_after_the_last_end(machine):
     """When the second job ends early because the first one left the links, its first-planned
-    completion is cancelled: the clock and the time integrals stop at the last real end, so
-    unused capacity is never counted past it (it was, before the fix: lost capacity < 0)."""
+    completion is cancelled: the clock and the time integrals stop at the last real end, so unused
+    capacity is never counted past it (it was, before the fix: lost capacity < 0)."""
     sim = Simulation(
         machine, two_jobs(10.0), Policy(allocator="paging", runtime_model="contention")
     )

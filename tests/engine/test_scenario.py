@@ -1,5 +1,5 @@
-"""Scenario files: round trip, one-line errors naming the file and key, and the result JSON of
-a scenario run (the console's export)."""
+"""Scenario files: round trip, one-line errors naming the file and key, and the result JSON of a
+scenario run (the console's export)."""
 
 import json
 
@@ -7,11 +7,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.actions import Cancel, Fail, LoggedAction, Repair, Reserve, Submit
-from engine.errors import MeshsimError
-from engine.outputs import dumps
-from engine.runcase import RunOptions, case_document, prepare
-from engine.scenario import SCHEMA, Scenario, load_scenario, save_scenario, scenario_document
+from meshsim.engine.actions import Cancel, Fail, LoggedAction, Repair, Reserve, Submit
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.outputs import dumps
+from meshsim.engine.runcase import RunOptions, case_document, prepare
+from meshsim.engine.scenario import (
+    SCHEMA,
+    Scenario,
+    load_scenario,
+    save_scenario,
+    scenario_document,
+)
 from tests.conftest import DATA
 
 MESH = str(DATA / "mesh5x4.toml")
@@ -148,9 +154,8 @@ def test_scenario_document_is_case_document_with_the_name():
 
 
 def test_console_position_and_fork_export(tmp_path):
-    """The console saves a scenario from a live run mid-way (actions applied after events)
-    and exports a fork run to the end; the reloaded scenario run to the end gives the same
-    bytes."""
+    """The console saves a scenario from a live run mid-way (actions applied after events) and
+    exports a fork run to the end; the reloaded scenario run to the end gives the same bytes."""
     sim = prepare(OPTIONS, recent=50, history=True)
     sim.run_to_event(2)
     sim.apply(Fail(sim.now, "2,0"))

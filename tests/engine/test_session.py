@@ -7,11 +7,10 @@ import math
 
 import pytest
 
-import engine.catalog  # noqa: F401
-from engine.actions import Cancel, Hold, SetPolicy
-from engine.errors import MeshsimError
-from engine.runcase import RunOptions
-from engine.session import COMPARED, Session, compare_results
+from meshsim.engine.actions import Cancel, Hold, SetPolicy
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.runcase import RunOptions
+from meshsim.engine.session import COMPARED, Session, compare_results
 
 MESH = RunOptions(machine="tests/data/mesh5x4.toml", workload="tests/data/mesh-sides-small.toml")
 
@@ -133,9 +132,9 @@ def test_back_keeps_the_action_log_and_undo_removes_the_last_action() -> None:
 
 
 def test_an_action_applied_after_an_arrival_replays_after_it() -> None:
-    """Cancel a job in the instant it arrived: actions scheduled ahead run before arrivals, so
-    a replay that applied the cancel at the start would find no such job; the logged event
-    count keeps it after the arrival, and the replayed run ends exactly like the live one."""
+    """Cancel a job in the instant it arrived: actions scheduled ahead run before arrivals, so a
+    replay that applied the cancel at the start would find no such job; the logged event count keeps
+    it after the arrival, and the replayed run ends exactly like the live one."""
     session = Session(MESH)
     while True:
         record = session.step()[0]

@@ -1,26 +1,25 @@
 """A settled pass (only arrivals since the last one) starts exactly what a full pass would.
 
 The engine skips re-trying the jobs the last pass left waiting when nothing was released since
-(:meth:`engine.simulation.Simulation._pass`). The same runs with an allocator that does not
-declare stable refusals always take full passes; the two must agree event by event, in start
-times and in the reasons given for waiting jobs, including when jobs overrun their estimates
-and when the operator fails, repairs and holds. Likewise for an allocator that does not declare
-that it fits by count, which takes no idle passes (nothing fits) and makes EASY ask ``fits``
-of every job. One difference is allowed, and checked to be
-true: a settled pass keeps EASY's reservation for the unchanged head, so its reason may name the
-reserved time where a full pass that found nothing to backfill did not compute it.
-"""
+(:meth:`meshsim.engine.simulation.Simulation._pass`). The same runs with an allocator that does not
+declare stable refusals always take full passes; the two must agree event by event, in start times
+and in the reasons given for waiting jobs, including when jobs overrun their estimates and when the
+operator fails, repairs and holds. Likewise for an allocator that does not declare that it fits by
+count, which takes no idle passes (nothing fits) and makes EASY ask ``fits`` of every job. One
+difference is allowed, and checked to be true: a settled pass keeps EASY's reservation for the
+unchanged head, so its reason may name the reserved time where a full pass that found nothing to
+backfill did not compute it."""
 
 import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.actions import Fail, Hold, ReleaseHold, Repair
-from engine.allocators.flat import FlatAllocator
-from engine.machines import load_machine
-from engine.policy import Policy
-from engine.simulation import Simulation
+from meshsim.engine.actions import Fail, Hold, ReleaseHold, Repair
+from meshsim.engine.allocators.flat import FlatAllocator
+from meshsim.engine.machines import load_machine
+from meshsim.engine.policy import Policy
+from meshsim.engine.simulation import Simulation
 from tests.engine.helpers import workload
 
 
@@ -31,8 +30,8 @@ class AlwaysFullPasses(FlatAllocator):
 
 
 class AskedToFit(FlatAllocator):
-    """The flat allocator, without the promise that it fits by count: no idle passes, and EASY
-    asks ``fits`` of every job it considers."""
+    """The flat allocator, without the promise that it fits by count: no idle passes, and EASY asks
+    ``fits`` of every job it considers."""
 
     fits_by_count = False
 

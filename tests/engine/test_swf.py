@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import MeshsimError
-from engine.machines import load_machine
-from engine.swf import FIELDS, read_swf, write_swf
-from engine.workload import from_swf
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.machines import load_machine
+from meshsim.engine.swf import FIELDS, read_swf, write_swf
+from meshsim.engine.workload import from_swf
 from tests.conftest import DATA, NASA, require_trace
 
 ROW = "1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1"

@@ -3,8 +3,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.jobs import Job
-from engine.scheduling.orders import FCFS, SJF, WFP, WaitingQueue
+from meshsim.engine.jobs import Job
+from meshsim.engine.scheduling.orders import FCFS, SJF, WFP, WaitingQueue
 
 
 @settings(max_examples=200, deadline=None)
@@ -28,8 +28,8 @@ def test_smallest_and_demand_follow_adds_and_removes(steps):
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.integers(1, 6), st.floats(0, 5)), max_size=40))
 def test_sizes_follow_the_queue_through_reorders(steps):
-    """Under a static order ``sizes`` lists the sizes in queue order (jobs inserted in the
-    middle, removed anywhere, the order switched to SJF and back); None under WFP."""
+    """Under a static order ``sizes`` lists the sizes in queue order (jobs inserted in the middle,
+    removed anywhere, the order switched to SJF and back); None under WFP."""
     queue = WaitingQueue(FCFS(None))
     waiting: list[Job] = []
     for index, (add, size, submit) in enumerate(steps):

@@ -4,8 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cli.sweep import command_schema
-from engine.experiments.options import OptionSchema
+from meshsim.cli.sweep import command_schema
+from meshsim.engine.experiments.options import OptionSchema
 from tests.conftest import DATA
 
 TINY = DATA / "tiny.swf"
@@ -32,5 +32,5 @@ def run_schema() -> OptionSchema:
 
 def meshsim(*args: str, cwd=None, env=None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args], capture_output=True, text=True, cwd=cwd, env=env
+        [sys.executable, "-m", "meshsim", *args], capture_output=True, text=True, cwd=cwd, env=env
     )

@@ -1,7 +1,7 @@
 """The sweep, reproduce and plot commands end to end: a sweep killed halfway (SIGINT or SIGKILL)
-resumes without recomputing finished cases; a real Dask scheduler and worker on 127.0.0.1 give
-the table the local executor gives; reproduce prints the paper beside meshsim and names what it
-lacks; plots are drawn."""
+resumes without recomputing finished cases; a real Dask scheduler and worker on 127.0.0.1 give the
+table the local executor gives; reproduce prints the paper beside meshsim and names what it lacks;
+plots are drawn."""
 
 import importlib.util
 import json
@@ -37,7 +37,7 @@ def test_killed_sweep_resumes_without_recomputing_finished_cases(tmp_path, how):
     command = [
         sys.executable,
         "-m",
-        "cli",
+        "meshsim",
         "sweep",
         str(spec),
         "--results",

@@ -8,10 +8,10 @@ from dataclasses import fields
 
 import pytest
 
-from cli import run as run_command
-from engine.errors import MeshsimError
-from engine.outputs import dumps
-from engine.runcase import RunOptions, run_case
+from meshsim.cli import run as run_command
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.outputs import dumps
+from meshsim.engine.runcase import RunOptions, run_case
 from tests.conftest import DATA
 
 OUTPUT_PARAMETERS = {
@@ -37,7 +37,7 @@ def test_run_case_writes_what_meshsim_run_writes(tmp_path):
     trace = str(DATA / "tiny.swf")
     done = subprocess.run(
         [
-            sys.executable, "-m", "cli", "run", "--machine", "flat:4", "--workload", trace,
+            sys.executable, "-m", "meshsim", "run", "--machine", "flat:4", "--workload", trace,
             "--backfill", "easy", "--runtime-scale", "1.5", "--quiet",
             "--out", str(tmp_path / "r.json"), "--jobs-out", str(tmp_path / "j.csv"),
         ],

@@ -1,6 +1,6 @@
 """Pilot tests of the console: every control and operator action, checked on the engine state
-(through the frames the engine process publishes, and its answers to questions) and on the
-rendered text. Each app runs its own engine process, as ``meshsim tui`` does."""
+(through the frames the engine process publishes, and its answers to questions) and on the rendered
+text. Each app runs its own engine process, as ``meshsim tui`` does."""
 
 from __future__ import annotations
 
@@ -19,17 +19,16 @@ from typing import Any
 import pytest
 from textual.widgets._footer import FooterKey
 
-import engine.catalog  # noqa: F401
-from engine.allocation import DOWN
-from engine.runcase import RunOptions
-from engine.session import Session
-from tui.app import FrameReady, MeshsimApp, make_app
-from tui.driver import Frame
-from tui.screens.form import FormScreen
-from tui.screens.report import ReportScreen
-from tui.widgets.event_log import EventLog
-from tui.widgets.machine_map import MachineMap
-from tui.widgets.queue_list import QueueList
+from meshsim.engine.allocation import DOWN
+from meshsim.engine.runcase import RunOptions
+from meshsim.engine.session import Session
+from meshsim.tui.app import FrameReady, MeshsimApp, make_app
+from meshsim.tui.driver import Frame
+from meshsim.tui.screens.form import FormScreen
+from meshsim.tui.screens.report import ReportScreen
+from meshsim.tui.widgets.event_log import EventLog
+from meshsim.tui.widgets.machine_map import MachineMap
+from meshsim.tui.widgets.queue_list import QueueList
 
 ROOT = Path(__file__).resolve().parents[2]
 MESH = RunOptions(
@@ -306,7 +305,7 @@ async def test_saved_scenario_replays_headless_to_the_consoles_export(tmp_path: 
         [
             sys.executable,
             "-m",
-            "cli",
+            "meshsim",
             "run",
             "--scenario",
             str(tmp_path / "s.json"),
@@ -334,7 +333,7 @@ def test_bad_input_to_meshsim_tui_is_one_line(tmp_path: Path) -> None:
         (["--scenario", str(tmp_path / "missing.json")], "missing.json"),
     ):
         done = subprocess.run(
-            [sys.executable, "-m", "cli", "tui", *args],
+            [sys.executable, "-m", "meshsim", "tui", *args],
             capture_output=True,
             text=True,
             cwd=ROOT,
@@ -375,10 +374,10 @@ async def test_live_frames_redraw_the_metrics_tab_only_with_fresh_result_metrics
 
 
 async def test_the_footer_lets_go_of_the_keys_it_replaces() -> None:
-    """Textual's Footer rebuilds its keys whenever the bindings change (going live, pausing, a
-    focus change), and each key's binding to the footer's ``compact`` kept the removed keys alive
-    (textual#6666): twelve widgets per change, for the whole session. The console's footer
-    drops them."""
+    """Textual's Footer rebuilds its keys whenever the bindings change (going live, pausing, a focus
+    change), and each key's binding to the footer's ``compact`` kept the removed keys alive
+    (textual#6666): twelve widgets per change, for the whole session. The console's footer drops
+    them."""
     app = make_app(MESH)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: bool(app.screen.query(FooterKey)))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.bench import (
+from meshsim.tui.bench import (
     CONSOLE_SCENARIOS,
     TEXT_WIDTH_ENTRY_BLOCKS,
     _rss_at_thirds,
@@ -47,7 +47,7 @@ def test_resident_memory_is_read_in_megabytes() -> None:
 
 def test_bench_console_lists_the_console_scenarios_with_targets() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "cli", "bench", "--console", "--list"],
+        [sys.executable, "-m", "meshsim", "bench", "--console", "--list"],
         check=True,
         capture_output=True,
         text=True,
@@ -66,7 +66,7 @@ def test_bench_console_lists_the_console_scenarios_with_targets() -> None:
 
 def test_console_frame_scenario_prints_its_figures_as_json() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "tui.bench", "console-frame"],
+        [sys.executable, "-m", "meshsim.tui.bench", "console-frame"],
         check=True,
         capture_output=True,
         text=True,
@@ -96,7 +96,7 @@ def test_ui_share_splits_growth_into_rich_cache_and_the_rest() -> None:
 
 def test_ui_blocks_child_runs_the_memory_run_with_the_asked_number_of_jobs() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "tui.bench", "ui-blocks", "1000"],
+        [sys.executable, "-m", "meshsim.tui.bench", "ui-blocks", "1000"],
         check=True,
         capture_output=True,
         text=True,

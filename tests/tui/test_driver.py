@@ -17,13 +17,12 @@ from pathlib import Path
 
 import pytest
 
-import engine.catalog  # noqa: F401
-from engine.errors import MeshsimError
-from engine.runcase import RunOptions
-from engine.session import Session
-from tui import tasks
-from tui.driver import Driver, Frame, Live
-from tui.engine_process import EngineProcess, Opening
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.runcase import RunOptions
+from meshsim.engine.session import Session
+from meshsim.tui import tasks
+from meshsim.tui.driver import Driver, Frame, Live
+from meshsim.tui.engine_process import EngineProcess, Opening
 
 ROOT = Path(__file__).resolve().parents[2]
 MESH = RunOptions(

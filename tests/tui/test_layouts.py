@@ -1,5 +1,5 @@
-"""The whole console in step mode at 80×24 and 160×50: SVG snapshots of the main layouts, and
-what an 80×24 terminal must still show (every pane with room for its content)."""
+"""The whole console in step mode at 80×24 and 160×50: SVG snapshots of the main layouts, and what
+an 80×24 terminal must still show (every pane with room for its content)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,11 @@ from functools import partial
 
 import pytest
 
-import engine.catalog  # noqa: F401
-from engine.runcase import RunOptions
-from engine.session import Session
-from tui.app import MeshsimApp, make_app
-from tui.widgets.queue_list import QueueList
-from tui.widgets.status_bar import StatusBar
+from meshsim.engine.runcase import RunOptions
+from meshsim.engine.session import Session
+from meshsim.tui.app import MeshsimApp, make_app
+from meshsim.tui.widgets.queue_list import QueueList
+from meshsim.tui.widgets.status_bar import StatusBar
 
 from .test_app import until
 
@@ -26,8 +25,8 @@ SIZES = {"80x24": (80, 24), "160x50": (160, 50)}
 
 
 async def go_to(pilot, app: MeshsimApp, event: int) -> None:  # type: ignore[no-untyped-def]
-    """Step mode: wait for the first frame, go to ``event``, let the frame be drawn (the
-    running table sizes its columns when its message queue is idle, after the frame)."""
+    """Step mode: wait for the first frame, go to ``event``, let the frame be drawn (the running
+    table sizes its columns when its message queue is idle, after the frame)."""
     await until(pilot, lambda: app.frame is not None)
     app.send(partial(Session.goto_event, number=event))
     await until(pilot, lambda: app.frame.snapshot.event == event)

@@ -9,16 +9,15 @@ import numpy as np
 import pytest
 from textual.app import App, ComposeResult
 
-import engine.catalog  # noqa: F401  (registers topologies and allocators)
-from engine.allocation import DOWN, FREE, RESERVED
-from engine.machines import Machine, load_machine
-from engine.policy import Policy
-from engine.runcase import RunOptions, load_inputs
-from engine.simulation import Simulation, Snapshot
-from engine.units import unit_count
-from engine.workload import from_columns
-from tui.widgets.machine_map import MachineMap, unit_label
-from tui.widgets.map_layout import FLAT_SLOTS, Span, Text, build_layout, slot_owners
+from meshsim.engine.allocation import DOWN, FREE, RESERVED
+from meshsim.engine.machines import Machine, load_machine
+from meshsim.engine.policy import Policy
+from meshsim.engine.runcase import RunOptions, load_inputs
+from meshsim.engine.simulation import Simulation, Snapshot
+from meshsim.engine.units import unit_count
+from meshsim.engine.workload import from_columns
+from meshsim.tui.widgets.machine_map import MachineMap, unit_label
+from meshsim.tui.widgets.map_layout import FLAT_SLOTS, Span, Text, build_layout, slot_owners
 
 MACHINES = ["mesh32", "bgl", "intrepid", "ipsc860", "tflops", "paragon-sdsc", "flat:64"]
 
@@ -30,8 +29,8 @@ def machine(name: str) -> Machine:
 
 @cache
 def snapshot(name: str, steps: int) -> Snapshot:
-    """A deterministic snapshot: ``steps`` events of the machine's default workload (seed 1);
-    bgl, which has none, gets a fixed random workload on first-fit."""
+    """A deterministic snapshot: ``steps`` events of the machine's default workload (seed 1); bgl,
+    which has none, gets a fixed random workload on first-fit."""
     if name == "bgl":
         m = machine("bgl")
         rng = np.random.default_rng(1)

@@ -3,7 +3,7 @@ reason on a line of its own when not, the narrow columns when even those do not 
 
 from __future__ import annotations
 
-from tui.widgets.queue_list import COLUMNS, NARROW, REASON_MIN, fit
+from meshsim.tui.widgets.queue_list import COLUMNS, NARROW, REASON_MIN, fit
 
 FULL = sum(w for _, w in COLUMNS)
 

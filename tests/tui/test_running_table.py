@@ -1,5 +1,5 @@
-"""The running-jobs table: rows keyed by job id, redrawn only when their cells change, a cursor
-that stays on its job, and ``enter`` to inspect."""
+"""The running-jobs table: rows keyed by job id, redrawn only when their cells change, a cursor that
+stays on its job, and ``enter`` to inspect."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ from itertools import pairwise
 
 from textual.app import App, ComposeResult
 
-import engine.catalog  # noqa: F401
-from engine.runcase import RunOptions
-from engine.session import Session
-from engine.simulation import Snapshot
-from tui.widgets.running_table import RunningTable
+from meshsim.engine.runcase import RunOptions
+from meshsim.engine.session import Session
+from meshsim.engine.simulation import Snapshot
+from meshsim.tui.widgets.running_table import RunningTable
 
 MESH = RunOptions(machine="tests/data/mesh5x4.toml", workload="tests/data/mesh-sides-small.toml")
 

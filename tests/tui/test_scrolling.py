@@ -10,11 +10,10 @@ from math import ceil
 import pytest
 from textual.scrollbar import ScrollBarRender
 
-import engine.catalog  # noqa: F401
-from engine.runcase import RunOptions
-from tui.app import MeshsimApp, make_app
-from tui.widgets.queue_list import QueueList
-from tui.widgets.scrolling import thumb
+from meshsim.engine.runcase import RunOptions
+from meshsim.tui.app import MeshsimApp, make_app
+from meshsim.tui.widgets.queue_list import QueueList
+from meshsim.tui.widgets.scrolling import thumb
 
 
 def _drawn(length: int, virtual: int, window: int, position: float) -> list[object]:
@@ -45,8 +44,8 @@ def _screen(app: MeshsimApp) -> str:
 
 
 async def test_live_frames_show_what_a_full_layout_and_redraw_shows() -> None:
-    """Step Intrepid 300 events at a time; after each frame, the screen is compared with the
-    screen after every widget is repainted whole and the screen laid out again."""
+    """Step Intrepid 300 events at a time; after each frame, the screen is compared with the screen
+    after every widget is repainted whole and the screen laid out again."""
     app = make_app(RunOptions())
     async with app.run_test(size=(160, 50)) as pilot:
         while app.frame is None:

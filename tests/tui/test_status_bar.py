@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import engine.catalog  # noqa: F401
-from engine.runcase import RunOptions
-from engine.session import Session
-from tui.driver import Frame
-from tui.widgets.status_bar import status_text
+from meshsim.engine.runcase import RunOptions
+from meshsim.engine.session import Session
+from meshsim.tui.driver import Frame
+from meshsim.tui.widgets.status_bar import status_text
 
 MESH = RunOptions(machine="tests/data/mesh5x4.toml", workload="tests/data/mesh-sides-small.toml")
 

@@ -7,14 +7,13 @@ import dataclasses
 import numpy as np
 from textual.app import App, ComposeResult
 
-import engine.catalog  # noqa: F401  (registers topologies and allocators)
-from engine.allocation import Placement
-from engine.jobs import Job
-from engine.machines import load_machine
-from engine.policy import Policy
-from engine.simulation import FinishedJob, RunningJob, Simulation, Snapshot
-from engine.workload import from_columns
-from tui.widgets.timeline import LABEL, Timeline, bars, columns, ticks
+from meshsim.engine.allocation import Placement
+from meshsim.engine.jobs import Job
+from meshsim.engine.machines import load_machine
+from meshsim.engine.policy import Policy
+from meshsim.engine.simulation import FinishedJob, RunningJob, Simulation, Snapshot
+from meshsim.engine.workload import from_columns
+from meshsim.tui.widgets.timeline import LABEL, Timeline, bars, columns, ticks
 
 NOW = 10_000.0
 

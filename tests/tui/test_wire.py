@@ -1,6 +1,6 @@
-"""The frames' wire form (tui/wire.py): whole frames come back equal, each waiting job crosses
-once, skipped frames still teach their jobs, replayed jobs are sent again, and both sides'
-memories stay bounded."""
+"""The frames' wire form (tui/wire.py): whole frames come back equal, each waiting job crosses once,
+skipped frames still teach their jobs, replayed jobs are sent again, and both sides' memories stay
+bounded."""
 
 from __future__ import annotations
 
@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 
-import engine.catalog  # noqa: F401
-from engine.jobs import Job
-from engine.runcase import RunOptions
-from engine.session import Session
-from tui import wire
-from tui.driver import Driver, Frame
-from tui.wire import FrameDecoder, FrameEncoder
+from meshsim.engine.jobs import Job
+from meshsim.engine.runcase import RunOptions
+from meshsim.engine.session import Session
+from meshsim.tui import wire
+from meshsim.tui.driver import Driver, Frame
+from meshsim.tui.wire import FrameDecoder, FrameEncoder
 
 ROOT = Path(__file__).resolve().parents[2]
 MESH = RunOptions(

@@ -8,9 +8,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
-from engine.events import EventRecord
-from engine.simulation import Snapshot
-from tui.format import clock
+from meshsim.engine.events import EventRecord
+from meshsim.engine.simulation import Snapshot
+from meshsim.tui.format import clock
 
 
 def record_text(record: EventRecord) -> str:

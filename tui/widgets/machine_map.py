@@ -1,13 +1,12 @@
 """The machine map: a Line-API picture of a snapshot's owners, one layout per topology.
 
 The first line is a fixed header (machine, busy/idle/down/reserved counts, the unit under the
-cursor); below it scroll the machine picture (:mod:`tui.widgets.map_layout`: mesh grid, torus
-planes, Intrepid racks, flat block) and a legend naming each running job's location. Each job is
-drawn as its letter in its colour (:mod:`tui.jobstyle`); equal neighbouring slots are emitted as
-one segment. Rendered lines are kept in an LRU cache keyed by the line and the cursor's column on
-it; a new snapshot drops only the lines whose units changed owner (and the legend when the
-running jobs changed), so a cursor move or a quiet frame redraws from cache.
-"""
+cursor); below it scroll the machine picture (:mod:`meshsim.tui.widgets.map_layout`: mesh grid,
+torus planes, Intrepid racks, flat block) and a legend naming each running job's location. Each job
+is drawn as its letter in its colour (:mod:`meshsim.tui.jobstyle`); equal neighbouring slots are
+emitted as one segment. Rendered lines are kept in an LRU cache keyed by the line and the cursor's
+column on it; a new snapshot drops only the lines whose units changed owner (and the legend when the
+running jobs changed), so a cursor move or a quiet frame redraws from cache."""
 
 from __future__ import annotations
 
@@ -26,13 +25,13 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine.allocation import DOWN, FREE, RESERVED
-from engine.machines import Machine
-from engine.simulation import Snapshot
-from engine.units import unit_count
-from tui.jobstyle import DOWN_GLYPH, FREE_GLYPH, RESERVED_GLYPH, job_color, job_letter
-from tui.widgets.map_layout import Join, Layout, Span, Text, build_layout, slot_owners
-from tui.widgets.scrolling import set_virtual_size
+from meshsim.engine.allocation import DOWN, FREE, RESERVED
+from meshsim.engine.machines import Machine
+from meshsim.engine.simulation import Snapshot
+from meshsim.engine.units import unit_count
+from meshsim.tui.jobstyle import DOWN_GLYPH, FREE_GLYPH, RESERVED_GLYPH, job_color, job_letter
+from meshsim.tui.widgets.map_layout import Join, Layout, Span, Text, build_layout, slot_owners
+from meshsim.tui.widgets.scrolling import set_virtual_size
 
 HEADER = 1
 """Fixed lines above the scrolling picture."""
@@ -60,9 +59,9 @@ def unit_label(machine: Machine, cell: int) -> str:
 
 
 def slot_rows(layout: Layout) -> tuple[np.ndarray, np.ndarray]:
-    """Every (slot, row) pair where the row's drawing depends on the slot's owner (its spans
-    and the joins beside them), as two arrays: a new snapshot redraws only the rows of slots
-    whose owner changed."""
+    """Every (slot, row) pair where the row's drawing depends on the slot's owner (its spans and the
+    joins beside them), as two arrays: a new snapshot redraws only the rows of slots whose owner
+    changed."""
     slots: list[np.ndarray] = []
     rows: list[np.ndarray] = []
     for row, items in enumerate(layout.rows):
@@ -113,7 +112,7 @@ class MachineMap(ScrollView, can_focus=True):
     """
 
     cursor: reactive[int] = reactive(0, always_update=True)
-    """The selected unit (a cell index, as :mod:`engine.units` counts them)."""
+    """The selected unit (a cell index, as :mod:`meshsim.engine.units` counts them)."""
 
     class UnitSelected(Message):
         """The operator chose a unit (``enter`` or a click)."""
@@ -351,8 +350,8 @@ class MachineMap(ScrollView, can_focus=True):
         return Strip(segments).simplify()
 
     def _span(self, span: Span, cursor: int | None) -> list[Segment]:
-        """Runs of equal owners as one segment each (the cursor slot split out). Spans are
-        short (a row of a mesh, a rack's midplanes), so plain lists beat NumPy calls here."""
+        """Runs of equal owners as one segment each (the cursor slot split out). Spans are short (a
+        row of a mesh, a rack's midplanes), so plain lists beat NumPy calls here."""
         at = -1
         if cursor is not None:
             hits = np.flatnonzero(span.slots == cursor)
@@ -398,8 +397,8 @@ class MachineMap(ScrollView, can_focus=True):
         return style
 
     def _base(self) -> Style:
-        """The map's own style (``rich_style``), kept like the component styles: computing it
-        walks the widget's ancestors, and each drawn line needs it."""
+        """The map's own style (``rich_style``), kept like the component styles: computing it walks
+        the widget's ancestors, and each drawn line needs it."""
         key = ("", False, self.has_focus)
         style = self._components.get(key)
         if style is None:
@@ -410,9 +409,9 @@ class MachineMap(ScrollView, can_focus=True):
         return self._component(f"machine-map--{role}")
 
     def _component(self, name: str, *, partial: bool = False) -> Style:
-        """A component class's style, looked up once per theme or style change and focus state
-        (the cursor looks different when the map has focus; a lookup per drawn span cost most
-        of a redraw of the Intrepid map)."""
+        """A component class's style, looked up once per theme or style change and focus state (the
+        cursor looks different when the map has focus; a lookup per drawn span cost most of a redraw
+        of the Intrepid map)."""
         key = (name, partial, self.has_focus)
         style = self._components.get(key)
         if style is None:

@@ -2,26 +2,25 @@
 
 A :class:`Layout` is rows of items laid left to right: literal :class:`Text` (axis ticks, labels,
 I/O nodes), :class:`Span` (consecutive *slots*, each drawn ``cell_width`` columns wide) and
-:class:`Join` (one column between two slots, drawn as a link when one job holds both). A slot is
-a unit (grid node, midplane, node) except on large flat machines, where one slot stands for a run
-of nodes (:attr:`Layout.units`). Builders are registered by topology name in :data:`LAYOUTS`; a
-layout depends only on the machine and the pane width, so the widget builds it once per machine
-and width, and a frame only looks owners up.
+:class:`Join` (one column between two slots, drawn as a link when one job holds both). A slot is a
+unit (grid node, midplane, node) except on large flat machines, where one slot stands for a run of
+nodes (:attr:`Layout.units`). Builders are registered by topology name in :data:`LAYOUTS`; a layout
+depends only on the machine and the pane width, so the widget builds it once per machine and width,
+and a frame only looks owners up.
 
 - ``mesh``: x across, y down (as ``meshsim machines show``), two columns per node when the mesh
-  fits, else one; x ticks every 4 or 8 nodes, y labels every 4 rows; the I/O column of an
-  ``[io]`` machine on the west side (``I``); NQS node sets bracketed on the east side;
+  fits, else one; x ticks every 4 or 8 nodes, y labels every 4 rows; the I/O column of an ``[io]``
+  machine on the west side (``I``); NQS node sets bracketed on the east side;
 - ``torus``: a 3D torus as its z-planes side by side, in as many bands as the width needs; a 2D
-  torus like a mesh. Wrap-around links are marked ``┆`` at the ends of each row (x) and ``┄``
-  under the grid (y, 2D only);
+  torus like a mesh. Wrap-around links are marked ``┆`` at the ends of each row (x) and ``┄`` under
+  the grid (y, 2D only);
 - ``partitions`` (Intrepid): machine rows R0… top to bottom, each with its racks across and the
-  rack's midplanes stacked (M1 over M0), each midplane as ``[A]``; neighbouring midplanes of one
-  job are joined with ``━``;
-- ``flat``: a count-only pool as a block of nodes (at most :data:`FLAT_SLOTS` slots), rows
-  labelled with their first node.
+  rack's midplanes stacked (M1 over M0), each midplane as ``[A]``; neighbouring midplanes of one job
+  are joined with ``━``;
+- ``flat``: a count-only pool as a block of nodes (at most :data:`FLAT_SLOTS` slots), rows labelled
+  with their first node.
 
-This module is pure (numpy and engine only) so layouts are tested without a terminal.
-"""
+This module is pure (numpy and engine only) so layouts are tested without a terminal."""
 
 from __future__ import annotations
 
@@ -31,10 +30,10 @@ from math import prod
 
 import numpy as np
 
-from engine.allocation import FREE
-from engine.contention.io import io_rows
-from engine.machines import Machine
-from engine.simulation import Snapshot
+from meshsim.engine.allocation import FREE
+from meshsim.engine.contention.io import io_rows
+from meshsim.engine.machines import Machine
+from meshsim.engine.simulation import Snapshot
 
 FLAT_SLOTS = 4096
 """Most slots a flat machine is drawn with; beyond, one slot stands for several nodes."""
@@ -116,8 +115,8 @@ class Layout:
     def step(self, slot: int, dx: int, dy: int) -> int:
         """The slot one step from ``slot`` (dx, dy ∈ {-1, 0, 1}); the same slot at an edge.
 
-        Sideways: the next slot on the same screen row. Up and down: the nearest slot, by column,
-        on the next screen row that has any (across rack, plane and band boundaries)."""
+        Sideways: the next slot on the same screen row. Up and down: the nearest slot, by column, on
+        the next screen row that has any (across rack, plane and band boundaries)."""
         row, col = (int(v) for v in self.where[slot])
         if dx:
             cols, slots = self._row_cols[row]
@@ -318,8 +317,8 @@ def build_layout(machine: Machine, width: int) -> Layout:
 
 
 def slot_owners(snapshot: Snapshot, layout: Layout) -> np.ndarray:
-    """The owner of every slot: the snapshot's owners, or, on a count-only pool (no owners),
-    each running job on as many consecutive nodes as it holds, in the snapshot's order."""
+    """The owner of every slot: the snapshot's owners, or, on a count-only pool (no owners), each
+    running job on as many consecutive nodes as it holds, in the snapshot's order."""
     if len(snapshot.owners):
         return snapshot.owners
     firsts = np.arange(layout.slots, dtype=np.int64) if layout.units is None else layout.units

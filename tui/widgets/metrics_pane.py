@@ -1,6 +1,6 @@
-"""Metrics: sparklines of utilization, queue length and loss of capacity over simulated time,
-and the current value of every metric (the running capacity figures, and the result JSON's
-metrics over the jobs finished so far)."""
+"""Metrics: sparklines of utilization, queue length and loss of capacity over simulated time, and
+the current value of every metric (the running capacity figures, and the result JSON's metrics over
+the jobs finished so far)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, Sparkline, Static
 
-from engine.simulation import Snapshot
-from tui.format import number
+from meshsim.engine.simulation import Snapshot
+from meshsim.tui.format import number
 
 SERIES = (("utilization", "utilization"), ("queue", "queue length"), ("loc", "loss of capacity"))
 
@@ -18,9 +18,9 @@ SERIES = (("utilization", "utilization"), ("queue", "queue length"), ("loc", "lo
 class MetricsPane(Vertical):
     """Three sparklines over the run so far and a table of current values.
 
-    Panes are fixed in size, so an update lays the screen out again only when the number of
-    values changes (a layout pass per frame would cost every pane a redraw); the values are one
-    aligned text, which draws several times faster than a table."""
+    Panes are fixed in size, so an update lays the screen out again only when the number of values
+    changes (a layout pass per frame would cost every pane a redraw); the values are one aligned
+    text, which draws several times faster than a table."""
 
     DEFAULT_CSS = """
     MetricsPane { height: 1fr; }

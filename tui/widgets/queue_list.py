@@ -1,13 +1,12 @@
 """The waiting queue: a virtual list (Line API) that draws only the rows on screen.
 
-A pane too narrow for every column and a readable reason (:data:`REASON_MIN`) shows each job
-on two lines, the reason below its row, and keeps only the :data:`NARROW` columns when even
-those do not fit, so an 80×24 terminal still tells why each job waits.
+A pane too narrow for every column and a readable reason (:data:`REASON_MIN`) shows each job on two
+lines, the reason below its row, and keeps only the :data:`NARROW` columns when even those do not
+fit, so an 80×24 terminal still tells why each job waits.
 
 With 50,000 waiting jobs a table widget would build 50,000 rows per frame; this list keeps the
-snapshot's tuple of waiting jobs and renders the visible slice on demand, so a frame costs the
-same for 50 or 50,000 jobs (style anchors §3.4–3.5).
-"""
+snapshot's tuple of waiting jobs and renders the visible slice on demand, so a frame costs the same
+for 50 or 50,000 jobs (style anchors §3.4–3.5)."""
 
 from __future__ import annotations
 
@@ -25,12 +24,12 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine.jobs import Job
-from engine.scheduling.orders import QUEUE_ORDERS, QueueOrder
-from engine.simulation import Snapshot
-from tui.format import duration, shape_text
-from tui.jobstyle import PALETTE, job_color
-from tui.widgets.scrolling import ROW_CURSOR_BINDINGS, set_virtual_size
+from meshsim.engine.jobs import Job
+from meshsim.engine.scheduling.orders import QUEUE_ORDERS, QueueOrder
+from meshsim.engine.simulation import Snapshot
+from meshsim.tui.format import duration, shape_text
+from meshsim.tui.jobstyle import PALETTE, job_color
+from meshsim.tui.widgets.scrolling import ROW_CURSOR_BINDINGS, set_virtual_size
 
 COLUMNS = (
     ("#", 5),
@@ -96,10 +95,10 @@ class QueueList(ScrollView, can_focus=True):
         self._styles: tuple[Style, Style, Style] | None = None
 
     def show(self, snapshot: Snapshot) -> None:
-        """Render ``snapshot``'s queue (held jobs follow the waiting ones); the cursor stays
-        on the job it was on when that job is still listed. Only the rows on screen are drawn;
-        finding the selected job again looks near the cursor first, so a frame does no Python
-        work per waiting job."""
+        """Render ``snapshot``'s queue (held jobs follow the waiting ones); the cursor stays on the
+        job it was on when that job is still listed. Only the rows on screen are drawn; finding the
+        selected job again looks near the cursor first, so a frame does no Python work per waiting
+        job."""
         if snapshot.policy.queue != self._order_name:
             self._order_name = snapshot.policy.queue
             self._order = QUEUE_ORDERS.get(self._order_name)(snapshot.machine)
@@ -122,8 +121,8 @@ class QueueList(ScrollView, can_focus=True):
         self.refresh()
 
     def _position(self, index: int) -> int | None:
-        """Where job ``index`` is listed: at the cursor or within :data:`NEAR` rows of it (jobs
-        move a few rows between frames), else found by a scan in C; None when not listed."""
+        """Where job ``index`` is listed: at the cursor or within :data:`NEAR` rows of it (jobs move
+        a few rows between frames), else found by a scan in C; None when not listed."""
         jobs = self._jobs
         for k in range(max(0, self.cursor - NEAR), min(len(jobs), self.cursor + NEAR + 1)):
             if jobs[k].index == index:
@@ -149,8 +148,8 @@ class QueueList(ScrollView, can_focus=True):
         self._styles = None
 
     def _line_styles(self) -> tuple[Style, Style, Style]:
-        """Header, cursor and reason styles, looked up once per theme or style change (a lookup
-        per line was most of a frame's drawing time with a full pane)."""
+        """Header, cursor and reason styles, looked up once per theme or style change (a lookup per
+        line was most of a frame's drawing time with a full pane)."""
         if self._styles is None:
             reason = self.get_component_rich_style("queue-list--reason")
             self._styles = (
@@ -180,8 +179,8 @@ class QueueList(ScrollView, can_focus=True):
             self.action_select()
 
     def watch_cursor(self, cursor: int) -> None:
-        """The cursor follows its job from frame to frame (e.g. when it is held and moves to
-        the end of the list)."""
+        """The cursor follows its job from frame to frame (e.g. when it is held and moves to the end
+        of the list)."""
         if cursor < len(self._jobs):
             self._selected_index = self._jobs[cursor].index
         self.refresh()
@@ -236,8 +235,8 @@ class QueueList(ScrollView, can_focus=True):
 @lru_cache(maxsize=8)
 def fit(width: int) -> tuple[tuple[tuple[str, int], ...], int]:
     """The columns and the lines per job at ``width``: every column when they fit, else the
-    :data:`NARROW` ones; the reason beside them when :data:`REASON_MIN` more columns fit, else
-    on a second line."""
+    :data:`NARROW` ones; the reason beside them when :data:`REASON_MIN` more columns fit, else on a
+    second line."""
     full = sum(w for _, w in COLUMNS)
     columns = COLUMNS if width >= full else tuple(c for c in COLUMNS if c[0] in NARROW)
     return columns, 1 if width >= full + REASON_MIN else 2

@@ -1,11 +1,10 @@
 """Running jobs: a table diffed by job id, drawn line by line (style anchors §1.4, §3.4).
 
-Each row is kept by job id with its cells and its drawn line; a new snapshot adds and removes
-rows and redraws only the rows whose cells changed, and only the rows on screen are drawn. A
-DataTable did the same diffing but cost about a third of a live frame's drawing on Intrepid
-(it re-measures and re-renders every cell through Rich); this Line-API table draws a row as a
-handful of segments. Wider than its pane, it scrolls sideways.
-"""
+Each row is kept by job id with its cells and its drawn line; a new snapshot adds and removes rows
+and redraws only the rows whose cells changed, and only the rows on screen are drawn. A DataTable
+did the same diffing but cost about a third of a live frame's drawing on Intrepid (it re-measures
+and re-renders every cell through Rich); this Line-API table draws a row as a handful of segments.
+Wider than its pane, it scrolls sideways."""
 
 from __future__ import annotations
 
@@ -20,10 +19,10 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine.simulation import Snapshot
-from tui.format import clock, duration
-from tui.jobstyle import job_color, job_letter
-from tui.widgets.scrolling import ROW_CURSOR_BINDINGS, set_virtual_size
+from meshsim.engine.simulation import Snapshot
+from meshsim.tui.format import clock, duration
+from meshsim.tui.jobstyle import job_color, job_letter
+from meshsim.tui.widgets.scrolling import ROW_CURSOR_BINDINGS, set_virtual_size
 
 COLUMNS = (
     ("", 1),
@@ -35,8 +34,8 @@ COLUMNS = (
     ("expected end", 14),
     ("remaining", 9),
 )
-"""Column titles and widths (a time is ``day D hh:mm:ss``; longer locations are cut); numbers
-are right-aligned, text left-aligned, one space between columns."""
+"""Column titles and widths (a time is ``day D hh:mm:ss``; longer locations are cut); numbers are
+right-aligned, text left-aligned, one space between columns."""
 
 LEFT = {"location", "start", "expected end"}
 

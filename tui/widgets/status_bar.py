@@ -1,9 +1,8 @@
 """The status bar: machine, simulated time, ``event N``, run/pause state, speed and policy.
 
 On a narrow terminal the line keeps what fits: the queue and running counts go first (the pane
-titles show them too), then the machine and session name (the map's header names the machine);
-time, ``event N``, the run state with its speed, and the policy always stay.
-"""
+titles show them too), then the machine and session name (the map's header names the machine); time,
+``event N``, the run state with its speed, and the policy always stay."""
 
 from __future__ import annotations
 
@@ -11,8 +10,8 @@ import math
 
 from textual.widgets import Static
 
-from tui.driver import Frame
-from tui.format import clock
+from meshsim.tui.driver import Frame
+from meshsim.tui.format import clock
 
 SEPARATOR = " │ "
 

@@ -1,12 +1,11 @@
 """The timeline: a Gantt view of recent and running jobs over simulated time.
 
 One row per job, the most recently started first: finished jobs (``snapshot.finished``) as solid
-bars in the job's colour from start to end, labelled with the job's id; running jobs solid up to
-now and shaded (``░``) up to their expected end; killed jobs ending in ``×``. The fixed first line
-is the time axis, labelled relative to now, which it passes by a fifth of the window so expected
-ends show. ``window`` is the span in simulated seconds; 0 fits the jobs shown (``+``/``-`` zoom,
-``0`` fits again). Only jobs that overlap the axis get a row.
-"""
+bars in the job's colour from start to end, labelled with the job's id; running jobs solid up to now
+and shaded (``░``) up to their expected end; killed jobs ending in ``×``. The fixed first line is
+the time axis, labelled relative to now, which it passes by a fifth of the window so expected ends
+show. ``window`` is the span in simulated seconds; 0 fits the jobs shown (``+``/``-`` zoom, ``0``
+fits again). Only jobs that overlap the axis get a row."""
 
 from __future__ import annotations
 
@@ -23,10 +22,10 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine.simulation import Snapshot
-from tui.format import duration
-from tui.jobstyle import KILLED_GLYPH, job_color, job_letter
-from tui.widgets.scrolling import set_virtual_size
+from meshsim.engine.simulation import Snapshot
+from meshsim.tui.format import duration
+from meshsim.tui.jobstyle import KILLED_GLYPH, job_color, job_letter
+from meshsim.tui.widgets.scrolling import set_virtual_size
 
 LABEL = 20
 """Columns of the row label: letter, job id and location."""
@@ -85,8 +84,8 @@ def column(t: float, t0: float, t1: float, width: int) -> int:
 
 
 def columns(start: float, end: float, t0: float, t1: float, width: int) -> tuple[int, int]:
-    """The half-open column range [a, b) that [start, end] covers on the axis, clamped to it; a
-    bar on screen gets at least one column, a bar off screen an empty range."""
+    """The half-open column range [a, b) that [start, end] covers on the axis, clamped to it; a bar
+    on screen gets at least one column, a bar off screen an empty range."""
     if end < t0 or start > t1:
         return 0, 0
     a = max(0, min(width - 1, column(start, t0, t1, width)))

@@ -1,5 +1,0 @@
-"""``python -m cli`` is ``meshsim``."""
-
-from cli.main import main
-
-main()

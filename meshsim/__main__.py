@@ -1,0 +1,5 @@
+"""``python -m meshsim`` is the ``meshsim`` command."""
+
+from meshsim.cli.main import main
+
+main()
