@@ -51,7 +51,6 @@ from typing import Any
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.runcase import RunOptions
 from meshsim.engine.session import Session
-from meshsim.tui import tasks
 from meshsim.tui.driver import Command, Driver, Frame, Live, error_text
 from meshsim.tui.wire import FrameDecoder, FrameEncoder
 
@@ -88,7 +87,7 @@ class Opening:
     def session(self) -> Session:
         """The session these inputs define (a scenario reopens at its saved position)."""
         if self.scenario is not None:
-            return tasks.open_scenario(self.scenario)
+            return Session.from_scenario(self.scenario)
         return Session(self.options)
 
 
