@@ -137,19 +137,16 @@ def nasa_easy() -> dict[str, Any]:
     return result
 
 
-_ENGINE_ONLY = """\
+_ENGINE_ONLY = """
 from meshsim.engine.generators import load_workload
 from meshsim.engine.machines import load_machine
 from meshsim.engine.policy import Policy
 from meshsim.engine.simulation import Simulation
-
 machine = load_machine("flat:128")
 sim = Simulation(machine, load_workload({trace!r}, machine), Policy(backfill="easy"))
 sim.run()
 sim.results()
 """
-"""The nasa-easy run without the command line's imports (one statement a line: the child runs it
-with ``python -c``)."""
 
 
 def _timed(command: list[str], repeats: int = 5) -> list[float]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from meshsim.engine.bundled import resolve_reference
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.fetch import cached
 from meshsim.engine.machines import Machine
@@ -42,8 +43,8 @@ def load_workload(
 ) -> Workload:
     """The workload named by ``spec``: an SWF trace (``.swf``, ``.swf.gz``), the name of a trace
     fetched with ``meshsim trace fetch``, ``trace:FILE`` for a file on the trace search path
-    (:mod:`meshsim.engine.tracepath`), a workload TOML file, or None for the machine's default
-    workload."""
+    (:mod:`meshsim.engine.tracepath`), a workload TOML file (a path, or ``PACKAGE:NAME`` for a
+    bundled one, :mod:`meshsim.engine.bundled`), or None for the machine's default workload."""
     if spec is None:
         path = machine.default_workload_path()
         if path is None:
@@ -51,7 +52,7 @@ def load_workload(
     elif str(spec).startswith(TRACE_PREFIX):
         path = require_trace(str(spec)[len(TRACE_PREFIX) :])
     else:
-        path = cached(str(spec)) or Path(spec)
+        path = cached(str(spec)) or resolve_reference(str(spec))
     name = path.name
     if name.endswith(".toml"):
         workload = generate(load_toml(path), machine, seed)

@@ -66,7 +66,10 @@ class RunOptions:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(options) - known)
         if unknown:
-            raise MeshsimError(f"run option '{unknown[0]}' is not known to this meshsim")
+            valid = ", ".join(sorted(known))
+            raise MeshsimError(
+                f"run option '{unknown[0]}' is not known to this meshsim (valid: {valid})"
+            )
         return cls(**options)
 
     def policy(self, machine: Machine) -> Policy:

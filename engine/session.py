@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from meshsim.engine.actions import Action, LoggedAction
 from meshsim.engine.errors import MeshsimError
@@ -22,6 +23,7 @@ from meshsim.engine.experiments.stats import relative_gain
 from meshsim.engine.jobs import Job
 from meshsim.engine.machines import Machine
 from meshsim.engine.runcase import RunOptions, load_inputs
+from meshsim.engine.scenario import load_scenario
 from meshsim.engine.simulation import Simulation, Snapshot
 from meshsim.engine.workload import Workload
 
@@ -92,6 +94,14 @@ class Session:
         self.name = name
         self.machine, self.workload = inputs if inputs is not None else load_inputs(options)
         self.sim = self._build(actions)
+
+    @classmethod
+    def from_scenario(cls, path: Path) -> Session:
+        """A session reopened from a scenario file, at its saved position."""
+        scenario = load_scenario(path)
+        session = cls(scenario.options, tuple(scenario.actions), name=scenario.name)
+        session.goto_event(scenario.position)
+        return session
 
     def _build(self, actions: tuple[Action | LoggedAction, ...] | list[LoggedAction]) -> Simulation:
         return Simulation(
@@ -242,6 +252,6 @@ class Session:
             events=tuple(r for r in snap.recent if r.job_id == job_id),
         )
 
-    def next_time(self) -> float:
+    def peek(self) -> float:
         """Time of the next event (``inf`` at the end)."""
         return self.sim.peek()

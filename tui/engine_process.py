@@ -51,7 +51,6 @@ from typing import Any
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.runcase import RunOptions
 from meshsim.engine.session import Session
-from meshsim.tui import tasks
 from meshsim.tui.driver import Command, Driver, Frame, Live, error_text
 from meshsim.tui.wire import FrameDecoder, FrameEncoder
 
@@ -92,7 +91,7 @@ class Opening:
         """The session these inputs define (a scenario reopens at its saved position), taken to
         :attr:`event` when one is given."""
         if self.scenario is not None:
-            session = tasks.open_scenario(self.scenario)
+            session = Session.from_scenario(self.scenario)
         else:
             session = Session(self.options)
         if self.event is not None:

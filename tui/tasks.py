@@ -15,7 +15,7 @@ from typing import Any
 
 from meshsim.engine.actions import Fail, Reserve, SetPolicy
 from meshsim.engine.outputs import dumps, write_jobs_csv, write_schedule_swf, write_text
-from meshsim.engine.scenario import Scenario, load_scenario, save_scenario, scenario_document
+from meshsim.engine.scenario import Scenario, save_scenario, scenario_document
 from meshsim.engine.session import MetricDelta, Session, compare_results
 from meshsim.engine.units import UnitInfo
 
@@ -98,11 +98,3 @@ def export(session: Session, folder: Path) -> str:
     write_jobs_csv(done, folder / "jobs.csv")
     write_schedule_swf(done, folder / "schedule.swf")
     return f"results exported to {folder}/ (result.json, jobs.csv, schedule.swf)"
-
-
-def open_scenario(path: Path) -> Session:
-    """A session reopened from a scenario file, at its saved position."""
-    scenario = load_scenario(path)
-    session = Session(scenario.options, tuple(scenario.actions), name=scenario.name)
-    session.goto_event(scenario.position)
-    return session
