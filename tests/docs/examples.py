@@ -250,15 +250,7 @@ class PageRun:
                 self.console(*self._console, None)
             self._console = (block, command)
             return
-        done = subprocess.run(
-            ["bash", "-c", command],
-            cwd=self.work,
-            env=self.env(),
-            capture_output=True,
-            text=True,
-            timeout=COMMAND_TIMEOUT,
-            check=False,
-        )
+        done = self.execute(["bash", "-c", command])
         printed = done.stdout + done.stderr
         refused = any(line.lstrip().startswith("error:") for line in shown or [])
         if (done.returncode != 0) != refused:
@@ -269,6 +261,18 @@ class PageRun:
             )
         check_shown(block, command, shown or [], printed)
         self._last_printed, self._last_command = printed, command
+
+    def execute(self, argv: list[str]) -> subprocess.CompletedProcess[str]:
+        """Run ``argv`` in the working folder, capturing what it prints."""
+        return subprocess.run(
+            argv,
+            cwd=self.work,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT,
+            check=False,
+        )
 
     def subset(self, block: Block, name: str) -> None:
         try:
@@ -289,15 +293,7 @@ class PageRun:
             name = json.dumps(block.where)
             script.append(f"print({marker!r}, flush=True)")
             script.append(f"exec(compile({code}, {name}, 'exec'), __ns)")
-        done = subprocess.run(
-            [sys.executable, "-c", "\n".join(script)],
-            cwd=self.work,
-            env=self.env(),
-            capture_output=True,
-            text=True,
-            timeout=COMMAND_TIMEOUT,
-            check=False,
-        )
+        done = self.execute([sys.executable, "-c", "\n".join(script)])
         printed = done.stdout.split(marker + "\n")[1:]
         if done.returncode != 0:
             failed = self._python[max(len(printed) - 1, 0)]

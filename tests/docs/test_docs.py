@@ -84,7 +84,8 @@ def test_inline_command_names_a_command_and_its_options(where: str, command: str
     for word in rest:
         if word.startswith("--"):
             option = word.split("=")[0].rstrip(",.;:)")
-            assert option in text, f"{where}: `{command}`: {option} is not an option of it"
+            listed = re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", text)
+            assert listed, f"{where}: `{command}`: {option} is not an option of it"
 
 
 # ---------------------------------------------------------------------- the site
