@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from meshsim.engine.actions import Action, LoggedAction
@@ -61,15 +63,22 @@ class RunOptions:
     requeue: bool = False
 
     @classmethod
-    def from_mapping(cls, options: dict[str, Any]) -> RunOptions:
-        """Options from a mapping of parameter names; an unknown name is a :class:`MeshsimError`."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(options) - known)
+    def from_mapping(cls, options: Mapping[str, Any]) -> RunOptions:
+        """Options from a mapping of parameter names (as :func:`meshsim.run` takes them); an
+        unknown name, or a value of the wrong type for its option, is a :class:`MeshsimError`
+        naming the option."""
+        hints = typing.get_type_hints(cls)
+        unknown = sorted(set(options) - set(hints))
         if unknown:
-            valid = ", ".join(sorted(known))
+            valid = ", ".join(sorted(hints))
             raise MeshsimError(
                 f"run option '{unknown[0]}' is not known to this meshsim (valid: {valid})"
             )
+        for name, value in options.items():
+            if not fits_option(value, hints[name]):
+                raise MeshsimError(
+                    f"run option '{name}' must be {_kind(hints[name])}, got {value!r}"
+                )
         return cls(**options)
 
     def policy(self, machine: Machine) -> Policy:
@@ -87,6 +96,34 @@ class RunOptions:
             migrate=self.migrate,
             runtime_model=self.runtime_model,
         )
+
+
+def fits_option(value: Any, hint: Any) -> bool:
+    """Whether ``value`` fits a :class:`RunOptions` field of type ``hint`` (an int is a float; a
+    bool is not an int)."""
+    allowed = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    for t in allowed:
+        if t is type(None) and value is None:
+            return True
+        if t is bool and isinstance(value, bool):
+            return True
+        if t is int and isinstance(value, int) and not isinstance(value, bool):
+            return True
+        if t is float and isinstance(value, int | float) and not isinstance(value, bool):
+            return True
+        if t is str and isinstance(value, str):
+            return True
+    return False
+
+
+def _kind(hint: Any) -> str:
+    """How a :class:`RunOptions` field type reads in an error message."""
+    allowed = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    words = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+    named = [words[t] for t in allowed if t in words]
+    if type(None) in allowed:
+        named.append("None")
+    return " or ".join(named)
 
 
 def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:

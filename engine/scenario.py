@@ -24,7 +24,6 @@ the console's "export results" is :func:`scenario_document` of its simulation ru
 from __future__ import annotations
 
 import json
-import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
@@ -35,7 +34,7 @@ from meshsim.engine.actions import LoggedAction, logged_from_dict
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.events import EventRecord
 from meshsim.engine.outputs import dumps, write_text
-from meshsim.engine.runcase import RunOptions, case_document, prepare
+from meshsim.engine.runcase import RunOptions, case_document, fits_option, prepare
 from meshsim.engine.simulation import Simulation
 
 SCHEMA = "meshsim.scenario/1"
@@ -125,27 +124,9 @@ def _options(raw: Any, source: str) -> RunOptions:
     for key, value in raw.items():
         if key not in hints:
             raise MeshsimError(f"{source}: unknown option 'options.{key}'")
-        if not _fits(value, hints[key]):
+        if not fits_option(value, hints[key]):
             raise MeshsimError(f"{source}: option 'options.{key}' has the wrong type: {value!r}")
     return RunOptions.from_mapping(raw)
-
-
-def _fits(value: Any, hint: Any) -> bool:
-    """Whether a JSON value fits a RunOptions field type (an int is a float; a bool is not an
-    int)."""
-    allowed = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
-    for t in allowed:
-        if t is type(None) and value is None:
-            return True
-        if t is bool and isinstance(value, bool):
-            return True
-        if t is int and isinstance(value, int) and not isinstance(value, bool):
-            return True
-        if t is float and isinstance(value, int | float) and not isinstance(value, bool):
-            return True
-        if t is str and isinstance(value, str):
-            return True
-    return False
 
 
 def _action(item: Any, source: str) -> LoggedAction:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,8 +88,9 @@ def run(*, scenario: str | Path | None = None, **options: Any) -> RunResult:
     ``workload``, ``queue``, ``discipline``, ``backfill``, ``alloc``, ``window``, ``bound``,
     ``rotate``, ``migrate``, ``shape``, ``runtime_model``, ``pattern``, ``io_traffic``,
     ``io_share``, ``procs_per_unit``, ``load_factor``, ``runtime_scale``, ``seed``, ``lenient``,
-    ``requeue``). With ``scenario`` (a file the console saved) the scenario supplies them all,
-    as with ``meshsim run --scenario``. Bad input raises :class:`MeshsimError`."""
+    ``requeue``); a file may be given as a ``pathlib.Path``. With ``scenario`` (a file the
+    console saved) the scenario supplies them all, as with ``meshsim run --scenario``. Bad input
+    raises :class:`MeshsimError`."""
     if scenario is not None:
         if options:
             name = sorted(options)[0]
@@ -99,7 +101,7 @@ def run(*, scenario: str | Path | None = None, **options: Any) -> RunResult:
         sim = loaded.build()
         sim.run()
         return _result(sim, scenario_document(sim, loaded))
-    chosen = RunOptions.from_mapping(options)
+    chosen = RunOptions.from_mapping(_paths_as_text(options))
     sim = prepare(chosen)
     sim.run()
     return _result(sim, case_document(sim, chosen))
@@ -117,7 +119,12 @@ def start(*, scenario: str | Path | None = None, **options: Any) -> Session:
                 f"{name} cannot be combined with scenario (the scenario file sets it)"
             )
         return Session.from_scenario(Path(scenario))
-    return Session(RunOptions.from_mapping(options))
+    return Session(RunOptions.from_mapping(_paths_as_text(options)))
+
+
+def _paths_as_text(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` with every path object (``pathlib.Path``) given as its text."""
+    return {k: os.fspath(v) if isinstance(v, os.PathLike) else v for k, v in options.items()}
 
 
 def _result(sim: Simulation, document: dict[str, Any]) -> RunResult:

@@ -42,6 +42,10 @@ def test_metrics_equal_the_commands_result_json():
     assert len(result.jobs) == document["metrics"]["jobs"]
 
 
+def test_a_path_object_names_a_file():
+    assert meshsim.run(machine="flat:4", workload=DATA / "tiny.swf").metrics["jobs"] == 3
+
+
 def test_jobs_are_a_structured_array_in_the_jobs_csv_columns():
     jobs = meshsim.run(machine="flat:4", workload=str(DATA / "tiny.swf")).jobs
     assert isinstance(jobs, np.ndarray)
@@ -74,6 +78,10 @@ def test_a_non_finite_metric_is_none():
         ({"queue": "lifo"}, "unknown queue order 'lifo' (valid: fcfs, sjf, wfp"),
         ({"widnow": 3}, "run option 'widnow' is not known"),
         ({"machine": "flat:4", "scenario": "x.json"}, "cannot be combined with scenario"),
+        ({"window": "abc"}, "run option 'window' must be an integer, got 'abc'"),
+        ({"load_factor": "x"}, "run option 'load_factor' must be a number, got 'x'"),
+        ({"rotate": "yes"}, "run option 'rotate' must be true or false, got 'yes'"),
+        ({"seed": 1.5}, "run option 'seed' must be an integer, got 1.5"),
     ],
 )
 def test_bad_options_raise_the_commands_messages(options, message):
