@@ -4,13 +4,17 @@ builds with ``mkdocs build --strict``, and the README stays a five-minute read."
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shlex
 import subprocess
 import sys
+import tomllib
+from dataclasses import fields
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,6 +101,7 @@ def test_mkdocs_builds_the_site_strictly(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
         cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
         capture_output=True,
         text=True,
         check=False,
@@ -131,3 +136,50 @@ def test_readme_first_command_sets_up_and_opens_the_console() -> None:
     command = _marked("fresh-clone").text.strip()
     assert command.startswith("python3.11 -m venv .venv && .venv/bin/pip install")
     assert command.endswith(".venv/bin/meshsim tui")
+
+
+# ---------------------------------------------------------------------- generated tables
+
+
+def _generator():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("generated", ROOT / "docs/hooks/generated.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def _dotted(data: dict[str, Any], prefix: str = "") -> set[str]:
+    """Every key of a TOML document, dotted, arrays of tables as ``name[]``."""
+    keys = set()
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        keys.add(name)
+        if isinstance(value, dict):
+            keys |= _dotted(value, f"{name}.")
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            for item in value:
+                keys |= _dotted(item, f"{name}[].")
+    return keys
+
+
+def test_machine_table_lists_every_key_of_every_bundled_machine() -> None:
+    """The recorder sees every key the bundled machine files use (so none goes undocumented)."""
+    shown = set(re.findall(r"^\| `([^`]+)` \|", _generator().TABLES["machine-toml"](), re.M))
+    for path in sorted((ROOT / "machines").glob("*.toml")):
+        missing = _dotted(tomllib.loads(path.read_text(encoding="utf-8"))) - shown
+        assert not missing, f"{path.name}: {sorted(missing)} not in the machine-toml table"
+
+
+def test_run_option_table_has_a_row_per_option_with_the_registries_names() -> None:
+    from meshsim.engine.runcase import RunOptions
+    from meshsim.engine.scheduling.disciplines import DISCIPLINES
+
+    rows = _generator().TABLES["run-options"]().splitlines()[2:]
+    assert len(rows) == len(fields(RunOptions))
+    [discipline] = [r for r in rows if r.startswith("| `--discipline` |")]
+    assert ", ".join(DISCIPLINES.names()) in discipline
+
+
+def test_an_unknown_generated_table_stops_the_build() -> None:
+    with pytest.raises(ValueError, match="unknown generated table 'nope'"):
+        _generator().on_page_markdown("<!-- generated: nope -->\n")
