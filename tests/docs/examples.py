@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.tmux import tmux, wait_for
+
 ROOT = Path(__file__).resolve().parents[2]
 VENV = Path(sys.executable).parent.parent
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
@@ -352,21 +354,6 @@ def type_keys(session: str, keys: Block) -> None:
 def keys_lines(text: str) -> list[list[str]]:
     """The keys of a keys block: per line, the tmux key names and words before ``#``."""
     return [line.split("#", 1)[0].split() for line in text.splitlines() if line.split("#", 1)[0]]
-
-
-def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
-
-
-def wait_for(session: str, pattern: str, what: str, timeout: float) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        screen = tmux("capture-pane", "-p", "-t", session)
-        if re.search(pattern, screen):
-            return screen
-        time.sleep(0.3)
-    screen = tmux("capture-pane", "-p", "-t", session)
-    raise ExampleError(f"{what}: {pattern!r} never appeared; the screen was:\n{screen}")
 
 
 def _opens_console(words: list[str]) -> bool:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.examples import ROOT, VENV, blocks, tmux, type_keys, wait_for
+from tests.docs.examples import ROOT, VENV, blocks, type_keys
+from tests.tmux import tmux, wait_for
 
 README = ROOT / "README.md"
 INSTALL_TIMEOUT = 900.0
