@@ -42,8 +42,9 @@ def bench(
         typer.Option(
             "--markdown",
             metavar="FILE",
-            help="Also write the figures as the benchmarks page (docs/benchmarks.md): each "
-            "scenario, its target, the measured figure, the machine, Python, load and commit.",
+            help="Also write the figures as a benchmarks page (docs/benchmarks.md; with "
+            "--console, docs/console-benchmarks.md): each scenario, its target, the measured "
+            "figure, the machine, Python, load and commit.",
         ),
     ] = None,
 ) -> None:
@@ -67,7 +68,9 @@ def bench(
             names or [n for n in SCENARIOS.names() if heavy or not SCENARIOS.get(n).heavy]
         )
     if markdown is not None:
-        write_text(markdown, render(page, this_host(), _command(console, heavy, markdown, names)))
+        title = "Console benchmarks" if console else "Benchmarks"
+        command = _command(console, heavy, markdown, names)
+        write_text(markdown, render(page, this_host(), command, title))
         out.print(f"wrote {markdown}", highlight=False)
 
 

@@ -1,4 +1,5 @@
-"""The benchmarks page that ``meshsim bench --markdown FILE`` writes (``docs/benchmarks.md``).
+"""The benchmarks pages that ``meshsim bench --markdown FILE`` writes: ``docs/benchmarks.md`` for
+the engine's scenarios, ``docs/console-benchmarks.md`` for the console's (``--console``).
 
 The page is generated, never edited by hand: each scenario that ran, its target, the measured
 figure the target is about, and where it was measured — the machine (CPU model and cores), the
@@ -84,11 +85,13 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render(measurements: Sequence[Measurement], host: Host, command: str) -> str:
+def render(
+    measurements: Sequence[Measurement], host: Host, command: str, title: str = "Benchmarks"
+) -> str:
     """The page's Markdown."""
     lines = [
         GENERATED,
-        "# Benchmarks",
+        f"# {title}",
         "",
         f"Written by `{command}`; each scenario ran in a fresh interpreter. "
         "The figures depend on how busy the machine was: the load average (one minute) is "

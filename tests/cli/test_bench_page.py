@@ -72,3 +72,16 @@ def test_committed_page_is_generated_for_every_default_scenario_and_current_targ
         assert measured and not measured.startswith("skipped"), f"{name} was not measured"
     host = dict(table_rows(text, "measured on"))
     assert "uncommitted" not in host["commit"], "measure a committed tree"
+
+
+def test_committed_console_page_has_every_console_scenario() -> None:
+    """docs/console-benchmarks.md is what ``meshsim bench --console --markdown`` wrote: a row per
+    figure, every console scenario among them."""
+    from meshsim.tui.bench import CONSOLE_SCENARIOS
+
+    text = (ROOT / "docs" / "console-benchmarks.md").read_text()
+    assert text.startswith(GENERATED + "\n# Console benchmarks\n")
+    measured = {row[0].strip("`") for row in table_rows(text, "scenario")}
+    assert measured == set(CONSOLE_SCENARIOS.names())
+    host = dict(table_rows(text, "measured on"))
+    assert "uncommitted" not in host["commit"], "measure a committed tree"
