@@ -192,7 +192,8 @@ def bench_console(names: list[str]) -> list[Measurement]:
         for row in r["figures"]:
             table.add_row(*row)
             figure, measured, target, met = row
-            page.append(Measurement(name, figure, target, f"{measured} ({met})", before, after))
+            shown = f"{measured} (met: {met})" if met else measured
+            page.append(Measurement(name, figure, target, shown, before, after))
         notes += [f"{name}: {note}" for note in r.get("notes", [])]
         notes.append(f"{name}: load average {before:.1f} before, {after:.1f} after")
     out.print(table)
