@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -24,11 +25,22 @@ def tui(
     seed: opt.Seed = 0,
     scenario: opt.Scenario = None,
     live: Annotated[bool, typer.Option("--live", help="Start running live at once.")] = False,
+    event: Annotated[
+        int | None,
+        typer.Option("--event", min=0, help="Open at this event (the run is replayed to it)."),
+    ] = None,
+    screenshot: Annotated[
+        Path | None,
+        typer.Option(
+            "--screenshot",
+            metavar="FILE",
+            help="Draw the console headless (160x50, at --event, default 0), save it as SVG and "
+            "exit.",
+        ),
+    ] = None,
 ) -> None:
     """Open the operator console: step or run the simulation live, inspect, act, fork, compare. A
     scenario reopens at the event where it was saved."""
-    from meshsim.tui.app import make_app
-
     options = RunOptions(
         machine=machine,
         workload=workload,
@@ -38,4 +50,11 @@ def tui(
         alloc=alloc,
         seed=seed,
     )
-    make_app(options, scenario=scenario, start_live=live).run()
+    if screenshot is not None:
+        from meshsim.tui.screenshot import save_screenshot
+
+        save_screenshot(options, scenario, screenshot, event or 0)
+        return
+    from meshsim.tui.app import make_app
+
+    make_app(options, scenario=scenario, start_live=live, event=event).run()
