@@ -22,6 +22,10 @@ def tui(
     backfill: opt.Backfill = None,
     alloc: opt.Alloc = None,
     seed: opt.Seed = 0,
+    lenient: opt.Lenient = False,
+    log_format: opt.LogFormat = None,
+    tz: opt.TimeZone = "UTC",
+    partition_limit: opt.PartitionLimit = None,
     scenario: opt.Scenario = None,
     live: Annotated[bool, typer.Option("--live", help="Start running live at once.")] = False,
 ) -> None:
@@ -37,5 +41,9 @@ def tui(
         backfill=backfill,
         alloc=alloc,
         seed=seed,
+        lenient=lenient,
+        log_format=log_format,
+        tz=tz,
+        partition_limit=partition_limit,
     )
     make_app(options, scenario=scenario, start_live=live).run()

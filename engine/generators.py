@@ -8,19 +8,21 @@ the run's seed; without it, the run's seed drives the workload stream."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.fetch import cached
+from meshsim.engine.logs.formats import LogOptions
+from meshsim.engine.logs.trace import read_trace, replay_workload
 from meshsim.engine.machines import Machine
 from meshsim.engine.registry import Registry
 from meshsim.engine.seeding import Stream, generator
-from meshsim.engine.swf import read_swf
 from meshsim.engine.toml_table import Table, load_toml
 from meshsim.engine.tracepath import TRACE_PREFIX, require_trace
-from meshsim.engine.workload import Workload, from_swf
+from meshsim.engine.workload import Workload
 
 GENERATORS: Registry[Callable[[Table, Machine, np.random.Generator], Workload]] = Registry(
     "workload kind"
@@ -39,8 +41,10 @@ def load_workload(
     lenient: bool = False,
     procs_per_unit: int | None = None,
     requeue: bool = False,
+    log: LogOptions | None = None,
 ) -> Workload:
-    """The workload named by ``spec``: an SWF trace (``.swf``, ``.swf.gz``), the name of a trace
+    """The workload named by ``spec``: an SWF trace (``.swf``, ``.swf.gz``), an operator's log
+    (Slurm, PBS, Cobalt: :mod:`meshsim.engine.logs`, read as ``log`` says), the name of a trace
     fetched with ``meshsim trace fetch``, ``trace:FILE`` for a file on the trace search path
     (:mod:`meshsim.engine.tracepath`), a workload TOML file, or None for the machine's default
     workload."""
@@ -56,8 +60,8 @@ def load_workload(
     if name.endswith(".toml"):
         workload = generate(load_toml(path), machine, seed)
     elif name.endswith((".swf", ".swf.gz", ".gz")) or path.exists():
-        trace = read_swf(path, lenient=lenient)
-        workload = from_swf(trace, machine, procs_per_unit=procs_per_unit)
+        trace = read_trace(path, replace(log or LogOptions(), lenient=lenient))
+        workload = replay_workload(trace, machine, procs_per_unit=procs_per_unit)
     else:
         raise MeshsimError(f"{path}: no such file")
     for section, config in machine.extras.items():
