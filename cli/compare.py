@@ -16,7 +16,7 @@ from meshsim.cli.output import out
 from meshsim.engine.compare import METRICS, PRESETS, Config, compare, gains
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.generators import load_workload
-from meshsim.engine.logs.formats import LogOptions
+from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.machines import load_machine
 from meshsim.engine.outputs import write_text
 from meshsim.engine.runcase import DEFAULT_MACHINE

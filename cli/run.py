@@ -13,7 +13,7 @@ import typer
 from meshsim.cli import options as opt
 from meshsim.cli.output import fail, interactive, out
 from meshsim.engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
-from meshsim.engine.logs.records import RECORD_REASONS
+from meshsim.engine.logs.reasons import RECORD_REASONS
 from meshsim.engine.outputs import (
     EventLogWriter,
     dumps,

@@ -14,7 +14,7 @@ from meshsim.cli import options as opt
 from meshsim.cli.output import out
 from meshsim.engine import fetch, traceconvert
 from meshsim.engine.errors import MeshsimError
-from meshsim.engine.logs.formats import LogOptions
+from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.logs.trace import LogTrace, origin_path, read_trace, write_origin
 from meshsim.engine.swf import parse_header
 from meshsim.engine.traceinfo import trace_info

@@ -15,14 +15,15 @@ import numpy as np
 
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.fetch import cached
-from meshsim.engine.logs.formats import LogOptions
-from meshsim.engine.logs.trace import read_trace, replay_workload
+from meshsim.engine.logs.formats import SWF
+from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.machines import Machine
 from meshsim.engine.registry import Registry
 from meshsim.engine.seeding import Stream, generator
+from meshsim.engine.swf import read_swf
 from meshsim.engine.toml_table import Table, load_toml
 from meshsim.engine.tracepath import TRACE_PREFIX, require_trace
-from meshsim.engine.workload import Workload
+from meshsim.engine.workload import Workload, from_swf
 
 GENERATORS: Registry[Callable[[Table, Machine, np.random.Generator], Workload]] = Registry(
     "workload kind"
@@ -59,7 +60,11 @@ def load_workload(
     name = path.name
     if name.endswith(".toml"):
         workload = generate(load_toml(path), machine, seed)
-    elif name.endswith((".swf", ".swf.gz", ".gz")) or path.exists():
+    elif name.endswith((".swf", ".swf.gz")) and (log is None or log.fmt in (None, SWF)):
+        workload = from_swf(read_swf(path, lenient=lenient), machine, procs_per_unit=procs_per_unit)
+    elif name.endswith(".gz") or path.exists():
+        from meshsim.engine.logs.trace import read_trace, replay_workload
+
         trace = read_trace(path, replace(log or LogOptions(), lenient=lenient))
         workload = replay_workload(trace, machine, procs_per_unit=procs_per_unit)
     else:

@@ -23,7 +23,7 @@ from meshsim.engine.contention.traffic import with_traffic
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.events import EventRecord
 from meshsim.engine.generators import load_workload
-from meshsim.engine.logs.formats import LogOptions
+from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.machines import Machine, load_machine
 from meshsim.engine.outputs import RunInputs, jobs_csv_columns, result_document
 from meshsim.engine.policy import Policy

@@ -31,9 +31,8 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 from pathlib import Path
 
-from meshsim.engine.logs.records import CANCELLED, COMPLETED, FAILED, LogJob, LogRead, Tally
+from meshsim.engine.logs.records import CANCELLED, COMPLETED, FAILED, LogJob, LogRead, Tally, Where
 from meshsim.engine.logs.values import (
-    Where,
     duration,
     epoch,
     is_comment,

@@ -20,24 +20,18 @@ An ``E`` record holds ``Resource_List.nodect`` (nodes asked for), ``Resource_Lis
   number ending its name) × :data:`CORES_PER_NODE`.
 - The partition is the job's location and, since it names the midplanes the job held, an SWF
   partition number with a ``Partition:`` header line; ``--alloc recorded`` on a partition machine
-  places each job on it (:func:`partition_midplanes`).
+  places each job on it (:mod:`meshsim.engine.partitions.recorded`).
 - An ``A`` before the ``E`` means the walltime ended the job: status 0 whatever its exit status.
 - SWF group is the ``account`` (project) when Cobalt wrote ``group=unknown``."""
 
 from __future__ import annotations
 
-import re
-
+from meshsim.engine.logs import accounting
 from meshsim.engine.logs.accounting import Accounting, Record
 from meshsim.engine.logs.values import count
-from meshsim.engine.partitions.machine import PartitionSpec
 
 CORES_PER_NODE = 4
 """Cores of a Blue Gene/P node (Intrepid: 40,960 nodes, 163,840 cores)."""
-
-_RACK = re.compile(r"^R(\d)(\d)$")
-_MIDPLANE = re.compile(r"^M(\d)$")
-_NODE_CARD = re.compile(r"^N(\d\d)$")
 
 
 class Cobalt(Accounting):
@@ -71,41 +65,21 @@ def partition_nodes(name: str) -> int | None:
     return int(last) if last.isdigit() else None
 
 
-def partition_midplanes(name: str, spec: PartitionSpec) -> tuple[int, ...] | None:
-    """The midplanes of ``spec`` a Cobalt Blue Gene/P partition name covers, or None when the name
-    does not describe midplanes of this machine.
+def sniff(lines: list[str]) -> bool:
+    """Whether the first lines are accounting records that only Cobalt writes: a record type of
+    its own (``QA``, ``TS``, ``TE``, ``HA``, ``HR``, ``YA``) or its keys ``Resource_List.nodect``
+    with ``mode``."""
+    if not accounting.sniff(lines):
+        return False
+    for line in lines:
+        match = accounting.LINE.match(line)
+        if match is None:
+            continue
+        if match.group(2) in {"QA", "TS", "TE", "HA", "HR", "YA"}:
+            return True
+        if "Resource_List.nodect=" in line and " mode=" in f" {match.group(4)}":
+            return True
+    return False
 
-    Names (Intrepid): ``PREFIX-Rxy-Mk-SIZE`` one midplane; ``PREFIX-Rxy-Mk-Nnn-SIZE`` a block of
-    node cards inside it (the machine's smallest partition is a midplane, so it maps to that one);
-    ``PREFIX-Rxy-SIZE`` the two midplanes of rack ``Rxy`` (row x, column y); ``PREFIX-Rab-Rcd-SIZE``
-    every rack of rows a..c and columns b..d. The midplanes are found by their names in the machine
-    file (``Rxy-Mk``), and the count must agree with SIZE."""
-    tokens = name.strip().split("-")
-    if len(tokens) < 2 or not tokens[-1].isdigit():
-        return None
-    size = int(tokens[-1])
-    body = tokens[:-1]
-    while body and not _RACK.match(body[0]):
-        body = body[1:]
-    index = {n: i for i, n in enumerate(spec.names)}
-    if len(body) >= 2 and _MIDPLANE.match(body[1]):
-        cell = index.get(f"{body[0]}-{body[1]}")
-        sub = len(body) == 3 and _NODE_CARD.match(body[2]) and size < spec.midplane_nodes
-        if cell is None or not ((len(body) == 2 and size == spec.midplane_nodes) or sub):
-            return None
-        return (cell,)
-    if len(body) == 1:
-        first = last = _RACK.match(body[0])
-    elif len(body) == 2:
-        first, last = _RACK.match(body[0]), _RACK.match(body[1])
-    else:
-        return None
-    if first is None or last is None:
-        return None
-    rows = range(int(first[1]), int(last[1]) + 1)
-    columns = range(int(first[2]), int(last[2]) + 1)
-    racks = {f"R{r}{c}" for r in rows for c in columns}
-    cells = tuple(sorted(i for n, i in index.items() if n.split("-", 1)[0] in racks))
-    if not cells or len(cells) * spec.midplane_nodes != size:
-        return None
-    return cells
+
+read = Cobalt().read

@@ -12,20 +12,20 @@ naming its first line; ``--from`` names the format instead."""
 from __future__ import annotations
 
 import gzip
+import importlib
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import tzinfo
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from meshsim.engine import swf
 from meshsim.engine.errors import MeshsimError
-from meshsim.engine.logs import accounting, jobcomp, sacct
-from meshsim.engine.logs.cobalt import Cobalt
-from meshsim.engine.logs.pbs import Pbs
-from meshsim.engine.logs.records import LogRead
-from meshsim.engine.logs.values import ValueProblem, duration, is_comment, log_files, zone
 from meshsim.engine.registry import Registry
+
+if TYPE_CHECKING:
+    from meshsim.engine.logs.options import LogOptions
+    from meshsim.engine.logs.records import LogRead
 
 SWF = "swf"
 """The name ``--from`` takes for the Standard Workload Format."""
@@ -37,38 +37,27 @@ SNIFF_LINES = 50
 
 @dataclass(frozen=True)
 class LogFormat:
-    """A log format: its name, what it is, how to recognize its first lines, how to read it
-    (``read(path, files, zone, lenient)``)."""
+    """A log format: its name, what it is, and its reader, the module
+    ``meshsim.engine.logs.<module>`` with ``sniff(lines)`` (whether a file's first non-comment
+    lines are of this format) and ``read(path, files, zone, lenient)``. Readers are imported when a
+    log is read, so reading an SWF trace costs none of them."""
 
     name: str
     description: str
-    sniff: Callable[[list[str]], bool]
-    read: Callable[[Path, list[Path], tzinfo, bool], LogRead]
+    module: str
+
+    def reader(self) -> ModuleType:
+        return importlib.import_module(f"meshsim.engine.logs.{self.module}")
 
 
 LOG_FORMATS: Registry[LogFormat] = Registry("log format")
 """Every log format but SWF, by the name ``--from`` takes, in detection order."""
 
-
-def _cobalt_sniff(lines: list[str]) -> bool:
-    if not accounting.sniff(lines):
-        return False
-    for line in lines:
-        match = accounting.LINE.match(line)
-        if match is None:
-            continue
-        if match.group(2) in {"QA", "TS", "TE", "HA", "HR", "YA"}:
-            return True
-        if "Resource_List.nodect=" in line and " mode=" in f" {match.group(4)}":
-            return True
-    return False
-
-
 for _format in (
-    LogFormat("sacct", "Slurm sacct --parsable2 output", sacct.sniff, sacct.read),
-    LogFormat("jobcomp", "Slurm jobcomp/filetxt log", jobcomp.sniff, jobcomp.read),
-    LogFormat("cobalt", "Cobalt accounting log", _cobalt_sniff, Cobalt().read),
-    LogFormat("pbs", "PBS Pro, OpenPBS or Torque accounting log", accounting.sniff, Pbs().read),
+    LogFormat("sacct", "Slurm sacct --parsable2 output", "sacct"),
+    LogFormat("jobcomp", "Slurm jobcomp/filetxt log", "jobcomp"),
+    LogFormat("cobalt", "Cobalt accounting log", "cobalt"),
+    LogFormat("pbs", "PBS Pro, OpenPBS or Torque accounting log", "pbs"),
 ):
     LOG_FORMATS.register(_format.name)(_format)
 
@@ -78,38 +67,10 @@ def format_names() -> list[str]:
     return [SWF, *LOG_FORMATS.names()]
 
 
-@dataclass(frozen=True)
-class LogOptions:
-    """How to read a trace or log: its format (None: detect it), the zone of its local time stamps,
-    the limits of partitions (queues) for jobs without a finite limit of their own
-    (``--partition-limit``), and whether bad records are skipped and counted (``--lenient``)."""
-
-    fmt: str | None = None
-    tz: str = "UTC"
-    partition_limit: str | None = None
-    lenient: bool = False
-
-    def limits(self) -> dict[str, float]:
-        """``--partition-limit`` as seconds by partition name (``*`` for any partition):
-        ``batch=1-00:00:00,debug=30`` (durations as ``[D-]HH:MM:SS``, ``MM:SS`` or minutes)."""
-        out: dict[str, float] = {}
-        for item in filter(None, (p.strip() for p in (self.partition_limit or "").split(","))):
-            name, eq, value = item.partition("=")
-            try:
-                seconds = duration(value, bare="minutes") if eq and name.strip() else None
-            except ValueProblem:
-                seconds = None
-            if seconds is None or seconds <= 0:
-                raise MeshsimError(
-                    f"--partition-limit '{item}': expected NAME=DURATION (a partition or *, and "
-                    "[D-]HH:MM:SS, MM:SS or minutes)"
-                )
-            out[name.strip()] = seconds
-        return out
-
-
 def detect(path: Path) -> str:
     """The format of the log at ``path`` (a file, or a folder of files read in name order)."""
+    from meshsim.engine.logs.values import log_files
+
     first = log_files(path)[0]
     lines, numbers = _head(first)
     if not lines:
@@ -117,7 +78,7 @@ def detect(path: Path) -> str:
     if _looks_swf(lines[0]):
         return SWF
     for name in LOG_FORMATS.names():
-        if LOG_FORMATS.get(name).sniff(lines):
+        if LOG_FORMATS.get(name).reader().sniff(lines):
             return name
     valid = ", ".join(format_names())
     raise MeshsimError(
@@ -129,11 +90,17 @@ def detect(path: Path) -> str:
 
 def read_log(path: Path, fmt: str, options: LogOptions) -> LogRead:
     """Read the log at ``path`` in format ``fmt`` (a :data:`LOG_FORMATS` name)."""
-    return LOG_FORMATS.get(fmt).read(path, log_files(path), zone(options.tz), options.lenient)
+    from meshsim.engine.logs.values import log_files, zone
+
+    reader = LOG_FORMATS.get(fmt).reader()
+    read: LogRead = reader.read(path, log_files(path), zone(options.tz), options.lenient)
+    return read
 
 
 def _head(path: Path) -> tuple[list[str], list[int]]:
-    """The first non-empty lines of a file and their numbers."""
+    """The first non-comment lines of a file and their numbers."""
+    from meshsim.engine.logs.values import is_comment
+
     try:
         with path.open("rb") as fh:
             raw = fh.read(SNIFF_BYTES)

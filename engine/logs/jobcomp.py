@@ -24,10 +24,9 @@ from datetime import tzinfo
 from pathlib import Path
 
 from meshsim.engine.logs import slurm
-from meshsim.engine.logs.records import FAILED, LogJob, LogRead, Tally
+from meshsim.engine.logs.records import FAILED, LogJob, LogRead, Tally, Where
 from meshsim.engine.logs.values import (
     ValueProblem,
-    Where,
     count,
     duration,
     is_comment,

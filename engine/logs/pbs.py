@@ -17,7 +17,7 @@ without one ran under its queue's limit, which the log does not hold (``--partit
 
 from __future__ import annotations
 
-from meshsim.engine.logs.accounting import Accounting, Record
+from meshsim.engine.logs.accounting import Accounting, Record, sniff
 from meshsim.engine.logs.values import ValueProblem, count
 
 
@@ -99,3 +99,7 @@ def _whole(value: str, within: str) -> int:
     if not value.isdigit():
         raise ValueProblem(f"not a processor count {value!r} in {within!r}")
     return int(value)
+
+
+read = Pbs().read
+__all__ = ["read", "sniff"]

@@ -2,24 +2,7 @@
 :class:`Skipped` for every other record, with the reason. Nothing else leaves a reader, so every
 record of a log is accounted for: ``records = jobs + skipped``.
 
-Reasons, in the order reports list them (docs/logs.md has the mapping table):
-
-- ``malformed_line``: a record the reader cannot read (only with ``--lenient``; without it the
-  first one is an error naming the file and line);
-- ``job_step`` (Slurm sacct): a step line (``123.batch``, ``123.0``); the job line carries the
-  job's times and processors, so steps add nothing to a replay;
-- ``het_component`` (Slurm): a component of a heterogeneous job after the first (``123+1``); the
-  job is one record holding every component's processors, since the components start together;
-- ``record_folded`` (PBS, Cobalt): a record that describes a job whose times come from another
-  record (``Q``, ``S``, a ``D`` after the start, task and hold records);
-- ``record_type_unused`` (PBS, Cobalt): a record of a type that is not about a job's life
-  (reservations, licences) or that the reader does not use;
-- ``cancelled_before_start``: a job cancelled before it started, by the log's own evidence (no
-  node allocated, ``NodeList=(null)``, a ``D`` record with no start), never by equal start and end
-  times; written to SWF with status 5, wait and run time −1, never replayed;
-- ``never_started``: any other job the log ends without a start (aborted, failed to launch);
-  written like a cancelled one with its own status;
-- ``not_finished``: a job still pending or running when the log ends; SWF cannot hold it.
+Reasons: :mod:`meshsim.engine.logs.reasons`.
 
 A job that started is replayed for the time it held its processors, whatever its state: a job
 cancelled while running, one killed at its time limit (Slurm ends those late: the recorded
@@ -30,17 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from meshsim.engine.errors import MeshsimError
-from meshsim.engine.logs.values import Where
-
-RECORD_REASONS = ("job_step", "het_component", "record_folded", "record_type_unused")
-"""Records that are not jobs."""
-JOB_REASONS = ("cancelled_before_start", "never_started", "not_finished")
-"""Jobs the log holds that a replay cannot run."""
-LOG_REASONS = ("malformed_line", *RECORD_REASONS, *JOB_REASONS)
-"""Every reason a log record is not a replayed job, in report order."""
+from meshsim.engine.logs.reasons import LOG_REASONS
 
 COMPLETED, FAILED, CANCELLED = 1, 0, 5
 """SWF status codes (SWF 2.2 field 11): completed, failed (or killed), cancelled."""
+
+
+@dataclass(frozen=True, order=True)
+class Where:
+    """A record's place in a log: its file and 1-based line."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file} line {self.line}"
 
 
 @dataclass(frozen=True)
@@ -85,7 +72,8 @@ class LogJob:
 
     @property
     def reason(self) -> str | None:
-        """Why the job is not replayed (a :data:`JOB_REASONS` entry), or None."""
+        """Why the job is not replayed (one of
+        :data:`~meshsim.engine.logs.reasons.JOB_REASONS`), or None."""
         if self.started:
             return None
         return "cancelled_before_start" if self.status == CANCELLED else "never_started"
@@ -93,7 +81,8 @@ class LogJob:
 
 @dataclass(frozen=True)
 class Skipped:
-    """A record that is not a replayed job, and why (:data:`LOG_REASONS`)."""
+    """A record that is not a replayed job, and why (one of
+    :data:`~meshsim.engine.logs.reasons.LOG_REASONS`)."""
 
     where: Where
     job_id: str
@@ -118,8 +107,8 @@ class LogRead:
     partitions: bool = False
 
     def counts(self) -> dict[str, int]:
-        """Records by reason (:data:`LOG_REASONS` order, every reason present): skipped records
-        plus the jobs that never started."""
+        """Records by reason (in :data:`~meshsim.engine.logs.reasons.LOG_REASONS` order, every
+        reason present): skipped records plus the jobs that never started."""
         out = dict.fromkeys(LOG_REASONS, 0)
         for s in self.skipped:
             out[s.reason] += 1

@@ -33,10 +33,9 @@ from pathlib import Path
 
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.logs import slurm
-from meshsim.engine.logs.records import LogJob, LogRead, Tally
+from meshsim.engine.logs.records import LogJob, LogRead, Tally, Where
 from meshsim.engine.logs.values import (
     ValueProblem,
-    Where,
     count,
     duration,
     is_comment,

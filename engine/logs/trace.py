@@ -42,8 +42,10 @@ import numpy as np
 from meshsim import __version__
 from meshsim.engine import swf
 from meshsim.engine.errors import MeshsimError
-from meshsim.engine.logs.formats import LOG_FORMATS, SWF, LogOptions, detect, read_log
-from meshsim.engine.logs.records import LOG_REASONS, LogJob, LogRead, Skipped
+from meshsim.engine.logs.formats import LOG_FORMATS, SWF, detect, read_log
+from meshsim.engine.logs.options import LogOptions
+from meshsim.engine.logs.reasons import LOG_REASONS
+from meshsim.engine.logs.records import LogJob, LogRead, Skipped
 from meshsim.engine.logs.values import zone
 from meshsim.engine.machines import Machine
 from meshsim.engine.workload import Workload, from_swf
@@ -77,7 +79,7 @@ class Origin:
 @dataclass(frozen=True, eq=False)
 class LogTrace(swf.SWFTrace):
     """An SWF trace made from a log, with the log's accounting: ``records_read`` records, by reason
-    in ``counts`` (:data:`~meshsim.engine.logs.records.LOG_REASONS`), each skipped record in
+    in ``counts`` (:data:`~meshsim.engine.logs.reasons.LOG_REASONS`), each skipped record in
     ``skipped``, and one :class:`Origin` per SWF record, in record order."""
 
     format: str = ""

@@ -1,5 +1,5 @@
 """The value syntaxes the operators' logs share: durations, local time stamps, epoch numbers and
-``key=value`` messages, and where in a log a value was read.
+``key=value`` messages, and how a log's files are found and read.
 
 Slurm writes durations as ``[D-]HH:MM:SS``, ``MM:SS`` or plain minutes (``TimelimitRaw``), with the
 words ``UNLIMITED`` and ``Partition_Limit`` for "no limit of its own" (sacct(1), "Timelimit"); PBS
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gzip
 import re
-from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -32,17 +31,6 @@ _KEY = re.compile(r"^[A-Za-z_][\w.]*=")
 
 class ValueProblem(ValueError):
     """A value a reader cannot read; the reader adds the file and line."""
-
-
-@dataclass(frozen=True, order=True)
-class Where:
-    """A record's place in a log: its file and 1-based line."""
-
-    file: str
-    line: int
-
-    def __str__(self) -> str:
-        return f"{self.file} line {self.line}"
 
 
 def zone(name: str) -> tzinfo:

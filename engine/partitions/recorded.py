@@ -3,7 +3,7 @@
 A Cobalt log names the Blue Gene partition of each job (``ANL-R00-R01-2048``); the conversion keeps
 it as the job's SWF partition number, named by a ``Partition:`` header line
 (:mod:`meshsim.engine.logs.trace`). This allocator maps each name to the partition of the machine's
-menu with the same midplanes (:func:`meshsim.engine.logs.cobalt.partition_midplanes`) and gives
+menu with the same midplanes (:func:`partition_midplanes`) and gives
 each job that partition and no other: the job waits until it is usable (its midplanes idle and its
 cables free), and backfilling reserves it. So a replay of Intrepid's own log on ``intrepid`` places
 every job where it really ran, and only the order and times of starts come from the policy.
@@ -14,18 +14,24 @@ JSON), never placed elsewhere."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from meshsim.engine.allocation import ALLOCATORS
 from meshsim.engine.jobs import Job
-from meshsim.engine.logs.cobalt import partition_midplanes
 from meshsim.engine.machines import Machine
 from meshsim.engine.partitions.allocator import LeastBlocking
+from meshsim.engine.partitions.machine import PartitionSpec
 from meshsim.engine.workload import Workload
 
 NO_RECORD = "no recorded partition"
 NOT_HERE = "recorded partition not on this machine"
 TOO_SMALL = "recorded partition smaller than the job"
+
+_RACK = re.compile(r"^R(\d)(\d)$")
+_MIDPLANE = re.compile(r"^M(\d)$")
+_NODE_CARD = re.compile(r"^N(\d\d)$")
 
 
 @ALLOCATORS.register("recorded")
@@ -81,3 +87,43 @@ class RecordedPartition(LeastBlocking):
         )
         blocked = f": blocked by {'/'.join(busy[:3])}" if busy else ""
         return f"waits for its recorded partition {recorded.name}{blocked}"
+
+
+def partition_midplanes(name: str, spec: PartitionSpec) -> tuple[int, ...] | None:
+    """The midplanes of ``spec`` a Cobalt Blue Gene/P partition name covers, or None when the name
+    does not describe midplanes of this machine.
+
+    Names (Intrepid): ``PREFIX-Rxy-Mk-SIZE`` one midplane; ``PREFIX-Rxy-Mk-Nnn-SIZE`` a block of
+    node cards inside it (the machine's smallest partition is a midplane, so it maps to that one);
+    ``PREFIX-Rxy-SIZE`` the two midplanes of rack ``Rxy`` (row x, column y); ``PREFIX-Rab-Rcd-SIZE``
+    every rack of rows a..c and columns b..d. The midplanes are found by their names in the machine
+    file (``Rxy-Mk``), and the count must agree with SIZE."""
+    tokens = name.strip().split("-")
+    if len(tokens) < 2 or not tokens[-1].isdigit():
+        return None
+    size = int(tokens[-1])
+    body = tokens[:-1]
+    while body and not _RACK.match(body[0]):
+        body = body[1:]
+    index = {n: i for i, n in enumerate(spec.names)}
+    if len(body) >= 2 and _MIDPLANE.match(body[1]):
+        cell = index.get(f"{body[0]}-{body[1]}")
+        sub = len(body) == 3 and _NODE_CARD.match(body[2]) and size < spec.midplane_nodes
+        if cell is None or not ((len(body) == 2 and size == spec.midplane_nodes) or sub):
+            return None
+        return (cell,)
+    if len(body) == 1:
+        first = last = _RACK.match(body[0])
+    elif len(body) == 2:
+        first, last = _RACK.match(body[0]), _RACK.match(body[1])
+    else:
+        return None
+    if first is None or last is None:
+        return None
+    rows = range(int(first[1]), int(last[1]) + 1)
+    columns = range(int(first[2]), int(last[2]) + 1)
+    racks = {f"R{r}{c}" for r in rows for c in columns}
+    cells = tuple(sorted(i for n, i in index.items() if n.split("-", 1)[0] in racks))
+    if not cells or len(cells) * spec.midplane_nodes != size:
+        return None
+    return cells

@@ -7,13 +7,14 @@ from __future__ import annotations
 import pytest
 
 from meshsim.engine.errors import MeshsimError
-from meshsim.engine.logs.cobalt import partition_midplanes
-from meshsim.engine.logs.formats import LogOptions, detect
+from meshsim.engine.logs.formats import detect
+from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.logs.pbs import exec_host_slots, nodes_processors, select_processors
 from meshsim.engine.logs.records import CANCELLED, COMPLETED, FAILED, LogJob
 from meshsim.engine.logs.trace import LogTrace, read_trace, replay_workload
 from meshsim.engine.machines import flat_machine, load_machine
 from meshsim.engine.partitions.menu import build_menu
+from meshsim.engine.partitions.recorded import partition_midplanes
 from meshsim.engine.swf import ALLOC, PARTITION, REQ_PROCS, REQ_TIME, RUN, STATUS
 from tests.conftest import DATA
 

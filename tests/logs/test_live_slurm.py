@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from meshsim.engine.logs.formats import LogOptions
+from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.logs.trace import LogTrace, read_trace, replay_workload
 from meshsim.engine.machines import flat_machine
 from meshsim.engine.policy import Policy

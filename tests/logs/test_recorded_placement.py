@@ -9,10 +9,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.logs.cobalt import partition_midplanes
 from meshsim.engine.machines import load_machine
 from meshsim.engine.partitions.menu import build_menu
-from meshsim.engine.partitions.recorded import NO_RECORD, TOO_SMALL
+from meshsim.engine.partitions.recorded import NO_RECORD, TOO_SMALL, partition_midplanes
 from meshsim.engine.policy import Policy
 from meshsim.engine.simulation import Simulation
 from meshsim.engine.swf import parse_header

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from meshsim.engine.errors import MeshsimError
-from meshsim.engine.logs.formats import LogOptions, detect
+from meshsim.engine.logs.formats import detect
+from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.logs.records import CANCELLED, COMPLETED, FAILED
 from meshsim.engine.logs.trace import LogTrace, read_trace, replay_workload
 from meshsim.engine.machines import flat_machine
