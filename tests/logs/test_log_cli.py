@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
 from meshsim.engine.logs.trace import ORIGIN_COLUMNS
+from meshsim.engine.runcase import RunOptions
+from meshsim.engine.session import Session
 from meshsim.engine.swf import read_swf
 from tests.conftest import DATA
 
@@ -25,9 +28,9 @@ ALL = {
 }
 
 
-def meshsim(*args: str, cwd=None) -> subprocess.CompletedProcess:
+def meshsim(*args: str, env=None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "meshsim", *args], capture_output=True, text=True, cwd=cwd
+        [sys.executable, "-m", "meshsim", *args], capture_output=True, text=True, env=env
     )
 
 
@@ -167,3 +170,25 @@ def test_convert_never_writes_over_its_input(tmp_path):
     assert done.returncode != 0 and "is the input" in done.stderr
     assert log.read_bytes() == (LOGS / "slurm-jobcomp.txt").read_bytes()
     assert not (tmp_path / "log.swf").exists()
+
+
+@pytest.mark.parametrize("command", [["run"], ["tui"], ["compare"], ["trace", "info"]])
+def test_the_log_options_are_shared(command):
+    done = meshsim(*command, "--help", env={**os.environ, "COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    for option in ("--from", "--tz", "--partition-limit", "--lenient"):
+        assert option in done.stdout
+    assert "sacct, jobcomp, cobalt, pbs" in done.stdout
+
+
+def test_the_console_session_opens_on_a_log():
+    options = RunOptions(
+        machine="intrepid",
+        workload=str(LOGS / "cobalt-intrepid.log"),
+        tz="America/Chicago",
+        alloc="recorded",
+    )
+    session = Session(options)
+    session.sim.run()
+    assert session.sim.results().metrics["jobs"] == 7
+    assert session.workload.skipped["cancelled_before_start"] == 1
