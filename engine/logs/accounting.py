@@ -32,14 +32,7 @@ from datetime import tzinfo
 from pathlib import Path
 
 from meshsim.engine.logs.records import CANCELLED, COMPLETED, FAILED, LogJob, LogRead, Tally, Where
-from meshsim.engine.logs.values import (
-    duration,
-    epoch,
-    is_comment,
-    log_text,
-    message,
-    stamp,
-)
+from meshsim.engine.logs.values import duration, epoch, message, record_lines, stamp
 
 STAMP = "%m/%d/%Y %H:%M:%S"
 LINE = re.compile(r"^(\d\d/\d\d/\d{4} \d\d:\d\d:\d\d);([A-Za-z]{1,2});([^;]*);(.*)$")
@@ -101,31 +94,27 @@ def sniff(lines: list[str]) -> bool:
 def records(files: list[Path], zone: tzinfo, tally: Tally) -> list[Record]:
     """Every record of the files, in order; unreadable ones go to ``tally`` as bad records."""
     out = []
-    for file in files:
-        for number, line in enumerate(log_text(file).splitlines(), start=1):
-            if is_comment(line):
-                continue
-            tally.records += 1
-            where = Where(str(file), number)
-            match = LINE.match(line.strip())
-            if match is None:
-                tally.bad(where, "expected MM/DD/YYYY HH:MM:SS;TYPE;ID;key=value ...")
-                continue
-            kind = match.group(2)
-            try:
-                when = stamp(match.group(1), STAMP, zone)
-            except ValueError as exc:
+    for where, line in record_lines(files):
+        tally.records += 1
+        match = LINE.match(line.strip())
+        if match is None:
+            tally.bad(where, "expected MM/DD/YYYY HH:MM:SS;TYPE;ID;key=value ...")
+            continue
+        kind = match.group(2)
+        try:
+            when = stamp(match.group(1), STAMP, zone)
+        except ValueError as exc:
+            tally.bad(where, str(exc))
+            continue
+        try:
+            fields = message(match.group(4))
+        except ValueError as exc:
+            if kind in TIMED:
                 tally.bad(where, str(exc))
                 continue
-            try:
-                fields = message(match.group(4))
-            except ValueError as exc:
-                if kind in TIMED:
-                    tally.bad(where, str(exc))
-                    continue
-                fields = {}  # a message in words (PBS's A and L records): nothing to read
-            assert when is not None  # the pattern matched a full stamp
-            out.append(Record(where, when, kind, match.group(3).strip(), fields))
+            fields = {}  # a message in words (PBS's A and L records): nothing to read
+        assert when is not None  # the pattern matched a full stamp
+        out.append(Record(where, when, kind, match.group(3).strip(), fields))
     return out
 
 

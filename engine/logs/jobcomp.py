@@ -25,14 +25,7 @@ from pathlib import Path
 
 from meshsim.engine.logs import slurm
 from meshsim.engine.logs.records import FAILED, LogJob, LogRead, Tally, Where
-from meshsim.engine.logs.values import (
-    ValueProblem,
-    count,
-    duration,
-    is_comment,
-    log_text,
-    stamp,
-)
+from meshsim.engine.logs.values import ValueProblem, count, duration, record_lines, stamp
 
 NEEDED = ("JobId", "JobState", "StartTime", "EndTime", "NodeList", "ProcCnt", "SubmitTime")
 """Keys every line must have (SubmitTime since Slurm 17.11)."""
@@ -51,20 +44,16 @@ def read(path: Path, files: list[Path], zone: tzinfo, lenient: bool) -> LogRead:
     tally = Tally(lenient)
     hets = slurm.HetGroups()
     computer: str | None = None
-    for file in files:
-        for number, line in enumerate(log_text(file).splitlines(), start=1):
-            if is_comment(line):
-                continue
-            tally.records += 1
-            where = Where(str(file), number)
-            pairs = dict(_PAIR.findall(line.strip()))
-            cluster = pairs.get("Cluster", "")
-            if cluster and cluster != "unknown":
-                computer = computer or cluster
-            try:
-                _record(pairs, where, zone, tally, hets)
-            except ValueError as exc:
-                tally.bad(where, str(exc))
+    for where, line in record_lines(files):
+        tally.records += 1
+        pairs = dict(_PAIR.findall(line.strip()))
+        cluster = pairs.get("Cluster", "")
+        if cluster and cluster != "unknown":
+            computer = computer or cluster
+        try:
+            _record(pairs, where, zone, tally, hets)
+        except ValueError as exc:
+            tally.bad(where, str(exc))
     hets.fold(tally)
     return tally.result(str(path), "jobcomp", computer=computer)
 

@@ -51,31 +51,27 @@ def _requested(fields: dict[str, str]) -> int:
 
 def select_processors(text: str) -> int:
     """Σ N × ncpus over the chunks of a ``select`` statement (``2:ncpus=8:mem=4gb+1:ncpus=4``)."""
-    total = 0
-    for chunk in text.split("+"):
-        parts = chunk.split(":")
-        n = int(parts[0]) if parts[0].isdigit() else 1
-        ncpus = 1
-        for part in parts:
-            key, eq, value = part.partition("=")
-            if eq and key == "ncpus":
-                ncpus = _whole(value, text)
-        total += n * ncpus
-    return total
+    return _chunk_processors(text, "ncpus")
 
 
 def nodes_processors(text: str) -> int:
     """Σ N × ppn over the parts of a Torque ``nodes`` request (``2:ppn=4+bignode:ppn=8``)."""
+    return _chunk_processors(text, "ppn")
+
+
+def _chunk_processors(text: str, key: str) -> int:
+    """Σ N × ``key`` over ``+``-separated chunks ``N:key=value:...`` (N, else a host name, is 1;
+    ``key`` defaults to 1)."""
     total = 0
-    for part in text.split("+"):
-        items = part.split(":")
+    for chunk in text.split("+"):
+        items = chunk.split(":")
         n = int(items[0]) if items[0].isdigit() else 1
-        ppn = 1
+        each = 1
         for item in items[1:]:
-            key, eq, value = item.partition("=")
-            if eq and key == "ppn":
-                ppn = _whole(value, text)
-        total += n * ppn
+            name, eq, value = item.partition("=")
+            if eq and name == key:
+                each = _whole(value, text)
+        total += n * each
     return total
 
 

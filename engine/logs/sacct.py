@@ -34,14 +34,7 @@ from pathlib import Path
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.logs import slurm
 from meshsim.engine.logs.records import LogJob, LogRead, Tally, Where
-from meshsim.engine.logs.values import (
-    ValueProblem,
-    count,
-    duration,
-    is_comment,
-    log_text,
-    stamp,
-)
+from meshsim.engine.logs.values import ValueProblem, count, duration, record_lines, stamp
 
 NEEDED = ("JobID", "State", "Submit", "Start", "End", "NodeList")
 """Columns a dump must have (besides one processor column)."""
@@ -86,10 +79,7 @@ def read(path: Path, files: list[Path], zone: tzinfo, lenient: bool) -> LogRead:
         columns: dict[str, int] | None = None
         delimiter = ""
         trailing = False
-        for number, line in enumerate(log_text(file).splitlines(), start=1):
-            if is_comment(line):
-                continue
-            where = Where(str(file), number)
+        for where, line in record_lines([file]):
             if columns is None:
                 found = header(line)
                 if found is None:

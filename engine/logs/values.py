@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import gzip
 import re
+from collections.abc import Iterator
 from datetime import datetime, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from meshsim.engine.errors import MeshsimError
+from meshsim.engine.logs.records import Where
 
 NO_LIMIT = frozenset({"UNLIMITED", "PARTITION_LIMIT", "INFINITE"})
 """Words a log writes for a time limit that is not the job's own finite one."""
@@ -150,6 +152,15 @@ def is_comment(line: str) -> bool:
     formats writes one; they let a log say where it came from)."""
     text = line.lstrip()
     return not text or text.startswith("#")
+
+
+def record_lines(files: list[Path]) -> Iterator[tuple[Where, str]]:
+    """Every line of the files that may hold a record (comments and blank lines left out), with
+    its place."""
+    for file in files:
+        for number, line in enumerate(log_text(file).splitlines(), start=1):
+            if not is_comment(line):
+                yield Where(str(file), number), line
 
 
 def log_files(path: Path) -> list[Path]:

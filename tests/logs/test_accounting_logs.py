@@ -8,26 +8,18 @@ import pytest
 
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.logs.formats import detect
-from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.logs.pbs import exec_host_slots, nodes_processors, select_processors
 from meshsim.engine.logs.records import CANCELLED, COMPLETED, FAILED, LogJob
-from meshsim.engine.logs.trace import LogTrace, read_trace, replay_workload
+from meshsim.engine.logs.trace import LogTrace, replay_workload
 from meshsim.engine.machines import flat_machine, load_machine
 from meshsim.engine.partitions.menu import build_menu
 from meshsim.engine.partitions.recorded import partition_midplanes
 from meshsim.engine.swf import ALLOC, PARTITION, REQ_PROCS, REQ_TIME, RUN, STATUS
-from tests.conftest import DATA
+from tests.logs.helpers import LOGS, read
 
-LOGS = DATA / "logs"
 TORQUE = LOGS / "pbs-torque.log"
 PBSPRO = LOGS / "pbs-pro"
 COBALT = LOGS / "cobalt-intrepid.log"
-
-
-def read(path, **options) -> LogTrace:
-    trace = read_trace(path, LogOptions(**options))
-    assert isinstance(trace, LogTrace)
-    return trace
 
 
 def runs(trace: LogTrace) -> dict[str, list[tuple[LogJob, list[float]]]]:

@@ -8,23 +8,15 @@ import pytest
 
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.logs.formats import detect
-from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.logs.records import CANCELLED, COMPLETED, FAILED
-from meshsim.engine.logs.trace import LogTrace, read_trace, replay_workload
+from meshsim.engine.logs.trace import LogTrace, replay_workload
 from meshsim.engine.machines import flat_machine
 from meshsim.engine.swf import REQ_TIME, RUN, STATUS, SUBMIT, WAIT
-from tests.conftest import DATA
+from tests.logs.helpers import LOGS, read
 
-LOGS = DATA / "logs"
 JOBCOMP = LOGS / "slurm-jobcomp.txt"
 SACCT = LOGS / "slurm-sacct.txt"
 SACCT_ALL = LOGS / "slurm-sacct-all.txt"
-
-
-def read(path, **options) -> LogTrace:
-    trace = read_trace(path, LogOptions(**options))
-    assert isinstance(trace, LogTrace)
-    return trace
 
 
 def jobs(trace: LogTrace) -> dict[tuple[str, float], tuple]:
