@@ -11,10 +11,12 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from meshsim.cli import options as opt
 from meshsim.cli.output import out
 from meshsim.engine.compare import METRICS, PRESETS, Config, compare, gains
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.generators import load_workload
+from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.machines import load_machine
 from meshsim.engine.outputs import write_text
 from meshsim.engine.runcase import DEFAULT_MACHINE
@@ -52,7 +54,11 @@ def compare_command(
     machine: Annotated[
         str, typer.Option(help="Machine (name, .toml file or flat:N).")
     ] = DEFAULT_MACHINE,
-    workload: Annotated[str | None, typer.Option(help="Workload (default: the machine's).")] = None,
+    workload: opt.Workload = None,
+    lenient: opt.Lenient = False,
+    log_format: opt.LogFormat = None,
+    tz: opt.TimeZone = "UTC",
+    partition_limit: opt.PartitionLimit = None,
     preset: Annotated[
         str | None, typer.Option(help=f"A set of configurations: {', '.join(PRESETS.names())}.")
     ] = None,
@@ -81,7 +87,8 @@ def compare_command(
     else:
         raise MeshsimError("give --preset NAME or at least two --config NAME:options")
     the_machine = load_machine(machine)
-    jobs = load_workload(workload, the_machine, seed=seed)
+    log = LogOptions(log_format, tz, partition_limit)
+    jobs = load_workload(workload, the_machine, seed=seed, lenient=lenient, log=log)
     outcomes = compare(
         the_machine,
         jobs,

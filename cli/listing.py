@@ -10,6 +10,7 @@ from meshsim.engine.actions import ACTIONS
 from meshsim.engine.allocation import ALLOCATORS
 from meshsim.engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
 from meshsim.engine.generators import GENERATORS
+from meshsim.engine.logs.formats import LOG_FORMATS, SWF
 from meshsim.engine.machines import TOPOLOGIES, bundled_machines
 from meshsim.engine.reports import REPORTS
 from meshsim.engine.runtime_models import RUNTIME_MODELS
@@ -61,6 +62,9 @@ def list_names() -> None:
         ", ".join(IO_TRAFFIC.names()),
         "every compute node to every I/O node; default write",
     )
+    table.add_row("trace or log format (--from)", SWF, "Standard Workload Format")
+    for name in LOG_FORMATS.names():
+        table.add_row("trace or log format (--from)", name, LOG_FORMATS.get(name).description)
     table.add_row("report (--report)", ", ".join(REPORTS.names()), "")
     table.add_row("topology", ", ".join(TOPOLOGIES.names()), "machine files: [machine] topology")
     table.add_row("workload kind", ", ".join(GENERATORS.names()), "workload files: [workload] kind")

@@ -43,7 +43,7 @@ COMMANDS = {
     ),
     "trace": Command(
         "trace",
-        "Inspect and convert SWF workload traces.",
+        "Inspect and convert workload traces and operators' logs.",
     ),
     "machines": Command(
         "machines",

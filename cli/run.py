@@ -13,6 +13,7 @@ import typer
 from meshsim.cli import options as opt
 from meshsim.cli.output import fail, interactive, out
 from meshsim.engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
+from meshsim.engine.logs.reasons import RECORD_REASONS
 from meshsim.engine.outputs import (
     EventLogWriter,
     dumps,
@@ -111,9 +112,10 @@ def run(
         float, typer.Option(help="Multiply runtimes and estimates by C.")
     ] = 1.0,
     seed: opt.Seed = 0,
-    lenient: Annotated[
-        bool, typer.Option(help="Skip malformed SWF lines (and report them) instead of failing.")
-    ] = False,
+    lenient: opt.Lenient = False,
+    log_format: opt.LogFormat = None,
+    tz: opt.TimeZone = "UTC",
+    partition_limit: opt.PartitionLimit = None,
     out_path: Annotated[
         Path | None,
         typer.Option("--out", help="Write the result JSON here.", rich_help_panel=OUTPUT_PANEL),
@@ -191,6 +193,9 @@ def run(
         runtime_scale=runtime_scale,
         seed=seed,
         lenient=lenient,
+        log_format=log_format,
+        tz=tz,
+        partition_limit=partition_limit,
         requeue=requeue,
     )
     _simulate(
@@ -334,9 +339,16 @@ def _print_summary(document: dict) -> None:
         table.add_row(name, value)
     out.print(table)
     skipped = {k: v for k, v in document["skipped"].items() if v}
-    if skipped:
-        text = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in skipped.items())
-        out.print(f"skipped jobs: {text}")
+    jobs = {k: v for k, v in skipped.items() if k not in RECORD_REASONS}
+    records = {k: v for k, v in skipped.items() if k in RECORD_REASONS}
+    if jobs:
+        out.print(f"skipped jobs: {_counts(jobs)}")
+    if records:
+        out.print(f"log records that are not jobs: {_counts(records)}")
+
+
+def _counts(by_reason: dict[str, int]) -> str:
+    return ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in by_reason.items())
 
 
 def _pair(m: dict, first: str, second: str) -> str:

@@ -23,6 +23,10 @@ def tui(
     backfill: opt.Backfill = None,
     alloc: opt.Alloc = None,
     seed: opt.Seed = 0,
+    lenient: opt.Lenient = False,
+    log_format: opt.LogFormat = None,
+    tz: opt.TimeZone = "UTC",
+    partition_limit: opt.PartitionLimit = None,
     scenario: opt.Scenario = None,
     live: Annotated[bool, typer.Option("--live", help="Start running live at once.")] = False,
     event: Annotated[
@@ -49,6 +53,10 @@ def tui(
         backfill=backfill,
         alloc=alloc,
         seed=seed,
+        lenient=lenient,
+        log_format=log_format,
+        tz=tz,
+        partition_limit=partition_limit,
     )
     if screenshot is not None:
         from meshsim.tui.screenshot import save_screenshot

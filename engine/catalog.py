@@ -16,6 +16,7 @@ import meshsim.engine.contention.dynamic
 import meshsim.engine.contention.io
 import meshsim.engine.contention.workload
 import meshsim.engine.grid
+import meshsim.engine.logs.formats
 import meshsim.engine.nqs.allocator
 import meshsim.engine.nqs.config
 import meshsim.engine.nqs.policy
@@ -25,6 +26,7 @@ import meshsim.engine.nqs.workload
 import meshsim.engine.partitions.allocator
 import meshsim.engine.partitions.machine
 import meshsim.engine.partitions.pictures
+import meshsim.engine.partitions.recorded
 import meshsim.engine.partitions.workload
 import meshsim.engine.scheduling.backfill
 import meshsim.engine.scheduling.disciplines

@@ -8,6 +8,7 @@ the run's seed; without it, the run's seed drives the workload stream."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,8 @@ import numpy as np
 from meshsim.engine.bundled import resolve_reference
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.fetch import cached
+from meshsim.engine.logs.formats import SWF
+from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.machines import Machine
 from meshsim.engine.registry import Registry
 from meshsim.engine.seeding import Stream, generator
@@ -40,8 +43,10 @@ def load_workload(
     lenient: bool = False,
     procs_per_unit: int | None = None,
     requeue: bool = False,
+    log: LogOptions | None = None,
 ) -> Workload:
-    """The workload named by ``spec``: an SWF trace (``.swf``, ``.swf.gz``), the name of a trace
+    """The workload named by ``spec``: an SWF trace (``.swf``, ``.swf.gz``), an operator's log
+    (Slurm, PBS, Cobalt: :mod:`meshsim.engine.logs`, read as ``log`` says), the name of a trace
     fetched with ``meshsim trace fetch``, ``trace:FILE`` for a file on the trace search path
     (:mod:`meshsim.engine.tracepath`), a workload TOML file (a path, or ``PACKAGE:NAME`` for a
     bundled one, :mod:`meshsim.engine.bundled`), or None for the machine's default workload."""
@@ -56,9 +61,13 @@ def load_workload(
     name = path.name
     if name.endswith(".toml"):
         workload = generate(load_toml(path), machine, seed)
-    elif name.endswith((".swf", ".swf.gz", ".gz")) or path.exists():
-        trace = read_swf(path, lenient=lenient)
-        workload = from_swf(trace, machine, procs_per_unit=procs_per_unit)
+    elif name.endswith((".swf", ".swf.gz")) and (log is None or log.fmt in (None, SWF)):
+        workload = from_swf(read_swf(path, lenient=lenient), machine, procs_per_unit=procs_per_unit)
+    elif name.endswith(".gz") or path.exists():
+        from meshsim.engine.logs.trace import read_trace, replay_workload
+
+        trace = read_trace(path, replace(log or LogOptions(), lenient=lenient))
+        workload = replay_workload(trace, machine, procs_per_unit=procs_per_unit)
     else:
         raise MeshsimError(f"{path}: no such file")
     for section, config in machine.extras.items():

@@ -25,6 +25,7 @@ from meshsim.engine.contention.traffic import with_traffic
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.events import EventRecord
 from meshsim.engine.generators import load_workload
+from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.machines import Machine, load_machine
 from meshsim.engine.outputs import RunInputs, jobs_csv_columns, result_document
 from meshsim.engine.policy import Policy
@@ -60,6 +61,9 @@ class RunOptions:
     runtime_scale: float = 1.0
     seed: int = 0
     lenient: bool = False
+    log_format: str | None = None
+    tz: str = "UTC"
+    partition_limit: str | None = None
     requeue: bool = False
 
     @classmethod
@@ -80,6 +84,10 @@ class RunOptions:
                     f"run option '{name}' must be {_kind(hints[name])}, got {value!r}"
                 )
         return cls(**options)
+
+    def log_options(self) -> LogOptions:
+        """How the workload is read when it is a trace or log."""
+        return LogOptions(self.log_format, self.tz, self.partition_limit, self.lenient)
 
     def policy(self, machine: Machine) -> Policy:
         """The policy these options name; order, discipline and backfilling left out take the
@@ -139,6 +147,7 @@ def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
         lenient=options.lenient,
         procs_per_unit=options.procs_per_unit,
         requeue=options.requeue,
+        log=options.log_options(),
     ).scaled(load_factor=options.load_factor, runtime_scale=options.runtime_scale)
     if options.shape is not None:
         dims = getattr(machine.spec, "dims", None)

@@ -46,7 +46,7 @@ from tests.tmux import tmux, wait_for
 ROOT = Path(__file__).resolve().parents[2]
 VENV = Path(sys.executable).parent.parent
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
-LINKED = ("traces", "machines", "experiments")
+LINKED = ("traces", "machines", "experiments", "tests")
 """Checkout folders linked into each page's working folder."""
 
 COLUMNS = "100"
