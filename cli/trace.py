@@ -8,10 +8,12 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from meshsim.cli import interrupts
 from meshsim.cli.output import out
 from meshsim.engine import fetch, traceconvert
 from meshsim.engine.swf import read_swf
 from meshsim.engine.traceinfo import trace_info
+from meshsim.engine.writing import Batch, Target, check_targets
 
 trace_app = typer.Typer(help="Inspect and convert SWF workload traces.", no_args_is_help=True)
 
@@ -31,12 +33,13 @@ def info(
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Jobs, skips, time span, sizes, runtimes, estimates, users, load and arrival patterns."""
-    trace = read_swf(path, lenient=lenient)
-    data = trace_info(trace, processors)
+    with interrupts.watching(lambda: f"while reading {path}"):
+        trace = read_swf(path, lenient=lenient)
+        data = trace_info(trace, processors)
     if json_out:
         import json
 
-        out.print_json(json.dumps(data))
+        typer.echo(json.dumps(data, indent=2, allow_nan=False))
         return
     _print_info(data, trace.malformed)
 
@@ -116,10 +119,19 @@ def convert(
     lenient: Annotated[bool, typer.Option(help="Skip malformed lines and report them.")] = False,
 ) -> None:
     """Cut a time window or a calendar month and write it as SWF, CSV or JSON lines."""
-    trace = read_swf(source, lenient=lenient)
-    cut = traceconvert.window(trace, start=start, end=end, month=month)
-    used = traceconvert.write(cut, target, fmt)
+    used = traceconvert.output_format(target, fmt)
+    check_targets([Target("TARGET", target)], [source])
+    step = [f"while reading {source}"]
+    with Batch() as batch, interrupts.watching(lambda: f"{step[0]}; {target} was not written"):
+        trace = read_swf(source, lenient=lenient)
+        step[0] = "while cutting the window"
+        cut = traceconvert.window(trace, start=start, end=end, month=month)
+        step[0] = f"while writing {len(cut):,} jobs"
+        batch.write(target, traceconvert.converted(cut, target, used))
+        batch.commit()
     out.print(f"wrote {len(cut):,} jobs to {target} ({used})")
+    if trace.malformed:
+        out.print(f"skipped {len(trace.malformed):,} malformed lines (--lenient)")
 
 
 @trace_app.command("fetch")

@@ -28,7 +28,7 @@ from meshsim.engine.experiments.options import (
 )
 from meshsim.engine.experiments.runners import RUNNERS
 from meshsim.engine.experiments.spec import WORKLOAD_PREFIX, CaseValues, SweepSpec
-from meshsim.engine.outputs import write_text
+from meshsim.engine.writing import write_file
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ def _derived_workload(
     path = folder / name
     if not path.exists():
         folder.mkdir(parents=True, exist_ok=True)
-        write_text(path, text)
+        write_file(path, text)
     return path
 
 

@@ -9,10 +9,11 @@ Layout::
     RESULTS/workloads/*.toml        workload files derived from ``workload.KEY`` overrides
     RESULTS/results.csv (.parquet)  one row per case; summary.csv and gains.csv (statistics)
 
-Every file is written to a temporary name and renamed, so a crash or a kill never leaves a partial
-file under a real name; leftover temporary files are removed when a sweep opens the folder. The meta
-file is written last: a case is finished when its meta file says ``ok`` with the input hash the case
-has now and its other files are present."""
+Every file is written to a temporary name and renamed (:mod:`meshsim.engine.writing`), so a crash
+or a kill never leaves a partial file under a real name; leftover temporary files are removed when a
+sweep opens the folder. The meta file is written last: a case is finished when its meta file says
+``ok`` with the input hash the case has now and its other files are present and readable — a stored
+file cut short or damaged by anything else is reported and its case computed again."""
 
 from __future__ import annotations
 
@@ -23,11 +24,11 @@ from typing import Any
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.experiments.plan import PlannedCase
 from meshsim.engine.experiments.worker import Outcome
-from meshsim.engine.outputs import dumps, write_text
+from meshsim.engine.outputs import dumps
+from meshsim.engine.writing import make_folder, remove_leftovers, write_file
 
 CASE_SCHEMA = "meshsim.case/1"
 SWEEP_SCHEMA = "meshsim.sweep/1"
-PART = ".part"
 
 
 class ResultStore:
@@ -40,11 +41,8 @@ class ResultStore:
 
     def open(self) -> None:
         """Create the folder and remove temporary files a killed sweep left behind."""
-        self.cases.mkdir(parents=True, exist_ok=True)
-        for folder in (self.folder, self.cases, self.workloads):
-            if folder.is_dir():
-                for leftover in folder.glob(f"*{PART}"):
-                    leftover.unlink(missing_ok=True)
+        make_folder(self.cases)
+        remove_leftovers([self.folder, self.cases, self.workloads])
 
     def result_path(self, case_id: str) -> Path:
         return self.cases / f"{case_id}.json"
@@ -79,9 +77,9 @@ class ResultStore:
         """Store one outcome: result files first, the meta file last."""
         cid = case.task.case_id
         if outcome.ok:
-            write_text(self.result_path(cid), dumps(outcome.document or {}))
+            write_file(self.result_path(cid), dumps(outcome.document or {}))
             if outcome.jobs_csv is not None:
-                write_bytes(self.jobs_path(cid), outcome.jobs_csv.encode("utf-8"))
+                write_file(self.jobs_path(cid), outcome.jobs_csv)
         else:
             self.result_path(cid).unlink(missing_ok=True)
         meta = {
@@ -94,14 +92,14 @@ class ResultStore:
             "error": outcome.error,
             "detail": outcome.detail,
         }
-        write_text(self.meta_path(cid), dumps(meta))
+        write_file(self.meta_path(cid), dumps(meta))
 
     def document(self, case_id: str) -> dict[str, Any]:
         """The stored result JSON of a case."""
         return json.loads(self.result_path(case_id).read_text(encoding="utf-8"))
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
-        write_text(self.folder / "sweep.json", dumps(manifest))
+        write_file(self.folder / "sweep.json", dumps(manifest))
 
     def manifest(self) -> dict[str, Any]:
         """The plan stored by the last sweep into this folder."""
@@ -117,10 +115,3 @@ class ResultStore:
         if not isinstance(data, dict) or data.get("schema") != SWEEP_SCHEMA:
             raise MeshsimError(f"{path}: expected schema {SWEEP_SCHEMA}")
         return data
-
-
-def write_bytes(path: Path, data: bytes) -> None:
-    """Write atomically: to ``NAME.part``, then rename over ``NAME``."""
-    tmp = path.with_name(path.name + PART)
-    tmp.write_bytes(data)
-    tmp.replace(path)

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from meshsim.engine.experiments.store import ResultStore, write_bytes
+from meshsim.engine.experiments.store import ResultStore
+from meshsim.engine.writing import write_file
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def write_csv(path: Path, columns: Sequence[str], rows: Sequence[Sequence[Any]])
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns)
     writer.writerows([cell(v) for v in row] for row in rows)
-    write_bytes(path, buffer.getvalue().encode("utf-8"))
+    write_file(path, buffer.getvalue().encode("utf-8"))
 
 
 def parquet_available() -> bool:
@@ -123,4 +124,4 @@ def write_parquet(path: Path, columns: Sequence[str], rows: Sequence[Sequence[An
             arrays[name] = pa.array([None if v is None else cell(v) for v in values])
     sink = pa.BufferOutputStream()
     pq.write_table(pa.table(arrays), sink)
-    write_bytes(path, sink.getvalue().to_pybytes())
+    write_file(path, sink.getvalue().to_pybytes())

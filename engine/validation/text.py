@@ -1,0 +1,68 @@
+"""Reading input files: at most :data:`~meshsim.engine.validation.limits.INPUT_BYTES` bytes,
+gzip streams decompressed piece by piece under the same cap, and every failure — a missing file, a
+folder, a read error, a corrupt or cut gzip stream, text that is not UTF-8 — one
+:class:`MeshsimError` naming the file (and the line, for a bad byte)."""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+from meshsim.engine.errors import MeshsimError
+from meshsim.engine.validation.limits import INPUT_BYTES
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_bytes(path: Path) -> bytes | bytearray:
+    """The bytes of ``path`` (decompressed when they start with the gzip magic), never more than
+    the input limit."""
+    limit = INPUT_BYTES.value()
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise MeshsimError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise MeshsimError(f"{path}: is a directory, not a file") from None
+    except OSError as exc:
+        raise MeshsimError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if raw[:2] == GZIP_MAGIC:
+        return _gunzip(path, raw, limit)
+    if len(raw) > limit:
+        INPUT_BYTES.refuse(str(path), f"more than {limit:,} bytes")
+    return raw
+
+
+def _gunzip(path: Path, raw: bytes, limit: int) -> bytearray:
+    """Decompress every gzip member of ``raw``, stopping as soon as the output passes ``limit``."""
+    out = bytearray()
+    data = raw
+    while data:
+        stream = zlib.decompressobj(wbits=31)
+        pending = data
+        try:
+            while pending and not stream.eof:
+                out += stream.decompress(pending, limit + 1 - len(out))
+                if len(out) > limit:
+                    INPUT_BYTES.refuse(f"{path} (decompressed)", f"more than {limit:,} bytes")
+                pending = stream.unconsumed_tail
+        except zlib.error as exc:
+            raise MeshsimError(f"{path}: broken gzip data ({exc})") from None
+        if not stream.eof:
+            raise MeshsimError(f"{path}: broken gzip data (the stream is cut short)")
+        data = stream.unused_data.lstrip(b"\0")
+    return out
+
+
+def read_text(path: Path, what: str) -> str:
+    """The text of ``path`` as UTF-8 (``what`` names the format in the message when it is not)."""
+    raw = read_bytes(path)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise MeshsimError(
+            f"{path} line {line}: not UTF-8 text (byte {raw[exc.start]:#04x}); "
+            f"a {what} file must be UTF-8"
+        ) from None
