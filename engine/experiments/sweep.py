@@ -2,7 +2,8 @@
 each outcome as it arrives, and write the tables — also after Ctrl-C, from what is finished.
 
 Resume rule: a case is skipped when the results folder holds an ``ok`` result whose input hash
-equals the case's current one (:mod:`meshsim.engine.experiments.hashing`). Failed cases are run
+equals the case's current one (:mod:`meshsim.engine.experiments.hashing`) and whose stored files are
+whole; a case whose files cannot be read is reported and computed again. Failed cases are run
 again on the next sweep (their error is kept until then). A failing case never stops the others."""
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ class SweepReport:
     failures: tuple[Failure, ...]
     interrupted: bool
     tables: tuple[Path, ...]
+    damaged: tuple[tuple[str, str], ...] = ()
+    """Cases whose stored files could not be read (case id, what is wrong), computed again."""
 
 
 def run_sweep(
@@ -69,6 +72,11 @@ def run_sweep(
     store.open()
     planned = plan_cases(spec, cases, schema, store.workloads)
     store.write_manifest(manifest(spec, planned, varying_keys(cases)))
+    damaged = tuple(
+        (p.task.case_id, problem)
+        for p in planned
+        if (problem := store.damage(p.task.case_id)) is not None
+    )
     todo = [p for p in planned if not store.is_finished(p)]
     by_id = {p.task.case_id: p for p in todo}
     failures: list[Failure] = []
@@ -100,6 +108,7 @@ def run_sweep(
         tuple(failures),
         interrupted,
         tuple(tables),
+        damaged,
     )
 
 

@@ -157,3 +157,14 @@ def check_run_options(options: RunOptions, name: Callable[[str], str] = flag) ->
         value = getattr(options, f.name)
         if value is not None:
             check_value(run_option_rule(f.name), value, name(f.name))
+
+
+COMMAND_OPTIONS = {"run": RUN, "contention": CONTENTION}
+"""The option rules of the commands a sweep case can be."""
+
+
+def command_rule(command: str, key: str) -> Rule | None:
+    """The rule of option ``--KEY`` of ``meshsim COMMAND`` (None when there is none)."""
+    section = COMMAND_OPTIONS.get(command)
+    flag = "--" + key
+    return section.rule(flag) if section is not None and flag in section.key_list() else None
