@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from meshsim.cli import options as opt
-from meshsim.engine.runcase import DEFAULT_MACHINE, RunOptions
+from meshsim.engine.runcase import DEFAULT_MACHINE, RunOptions, check_inputs
 
 
 def register(app: typer.Typer) -> None:
@@ -27,6 +27,7 @@ def tui(
 ) -> None:
     """Open the operator console: step or run the simulation live, inspect, act, fork, compare. A
     scenario reopens at the event where it was saved."""
+    from meshsim.engine.scenario import load_scenario
     from meshsim.tui.app import make_app
 
     options = RunOptions(
@@ -38,4 +39,5 @@ def tui(
         alloc=alloc,
         seed=seed,
     )
+    check_inputs(load_scenario(scenario).options if scenario else options)
     make_app(options, scenario=scenario, start_live=live).run()

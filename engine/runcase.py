@@ -122,6 +122,19 @@ def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
     return machine, jobs
 
 
+def check_inputs(options: RunOptions) -> None:
+    """What can be checked of a run's inputs without loading its workload (for front ends that
+    load it elsewhere, as the console's engine process does): the options, the machine, the
+    allocator on it, and that the workload file exists."""
+    check_run_options(options)
+    machine = load_machine(options.machine)
+    if options.alloc is not None:
+        check_allocator(machine, options.alloc, "--alloc")
+    path = workload_path(options.workload, machine)
+    if not path.is_file():
+        raise MeshsimError(f"{path}: no such file")
+
+
 def input_files(options: RunOptions) -> list[Path]:
     """The files a run of ``options`` reads, as far as they exist (the machine file and the
     workload, or the machine's default workload): outputs must never be one of them."""

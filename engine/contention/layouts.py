@@ -36,7 +36,7 @@ from meshsim.engine.contention.routing import Link, LinkLoads, link_space
 from meshsim.engine.contention.traffic import PATTERNS, io_coords
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.registry import Registry
-from meshsim.engine.validation.limits import CELLS
+from meshsim.engine.validation.limits import CELLS, ROUTES
 from meshsim.engine.validation.options import CONTENTION, check_options
 
 LayoutFn = Callable[[int, int], np.ndarray]
@@ -182,6 +182,7 @@ def analyze_layout(
         raise MeshsimError(f"--size: must lie in 1..{mesh * mesh} for a {mesh}x{mesh} mesh")
     if not 1 <= io_nodes <= mesh:
         raise MeshsimError(f"--io-nodes: must lie in 1..{mesh} (one west column of {mesh} rows)")
+    ROUTES.check(io_nodes * size, f"--io-nodes {io_nodes} x --size {size}")
     place = LAYOUTS.get(layout)
     io = IOLayout.square(mesh, io_nodes, link_mb_s=link_mb_s, node_mb_s=node_mb_s)
     coords = place(mesh, size)

@@ -8,6 +8,7 @@ again on the next sweep (their error is kept until then). A failing case never s
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,8 +70,14 @@ def run_sweep(
     """Run ``cases`` (default: every case of ``spec``) into the results ``folder``."""
     cases = expand(spec) if cases is None else cases
     store = ResultStore(folder)
+    new_folder = not folder.exists()
     store.open()
-    planned = plan_cases(spec, cases, schema, store.workloads)
+    try:
+        planned = plan_cases(spec, cases, schema, store.workloads)
+    except BaseException:
+        if new_folder:  # a refused spec leaves nothing behind
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
     store.write_manifest(manifest(spec, planned, varying_keys(cases)))
     damaged = tuple(
         (p.task.case_id, problem)

@@ -64,5 +64,9 @@ INPUT_BYTES = Limit("input bytes", "MESHSIM_MAX_INPUT_BYTES", 1 << 28, "bytes")
 stops at the limit, so a gzip bomb never expands further. The largest shared trace decompresses
 to about 6 MB."""
 
-LIMITS = (CELLS, JOBS, INPUT_BYTES)
+ROUTES = Limit("routes", "MESHSIM_MAX_ROUTES", 2_000_000, "routes")
+"""I/O routes of one contention analysis (``meshsim contention``: m I/O nodes × n compute nodes,
+about 200 bytes each while routed). Tables 5 and 6 need at most 32,768."""
+
+LIMITS = (CELLS, JOBS, INPUT_BYTES, ROUTES)
 """Every limit, in the order the docs list them."""
