@@ -5,13 +5,17 @@ folder, a read error, a corrupt or cut gzip stream, text that is not UTF-8 — o
 
 from __future__ import annotations
 
+import os
+import stat
 import zlib
 from pathlib import Path
+from typing import BinaryIO
 
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.validation.limits import INPUT_BYTES
 
 GZIP_MAGIC = b"\x1f\x8b"
+_PIECE = 1 << 20
 
 
 def read_bytes(path: Path) -> bytes | bytearray:
@@ -20,7 +24,7 @@ def read_bytes(path: Path) -> bytes | bytearray:
     limit = INPUT_BYTES.value()
     try:
         with open(path, "rb") as fh:
-            raw = fh.read(limit + 1)
+            raw = _read_at_most(fh, limit + 1)
     except FileNotFoundError:
         raise MeshsimError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -32,6 +36,23 @@ def read_bytes(path: Path) -> bytes | bytearray:
     if len(raw) > limit:
         INPUT_BYTES.refuse(str(path), f"more than {limit:,} bytes")
     return raw
+
+
+def _read_at_most(fh: BinaryIO, count: int) -> bytes:
+    """Up to ``count`` bytes: a regular file in one read of its size, anything else (a pipe, a
+    device) in pieces, so no buffer of the whole limit is ever set aside."""
+    st = os.fstat(fh.fileno())
+    if stat.S_ISREG(st.st_mode):
+        return fh.read(min(st.st_size + 1, count))
+    pieces = []
+    total = 0
+    while total < count:
+        piece = fh.read(min(_PIECE, count - total))
+        if not piece:
+            break
+        pieces.append(piece)
+        total += len(piece)
+    return b"".join(pieces)
 
 
 def _gunzip(path: Path, raw: bytes, limit: int) -> bytearray:
