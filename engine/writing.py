@@ -191,6 +191,12 @@ class Staged:
             raise self._error(exc) from None
         self._open = True
 
+    @property
+    def written(self) -> Path:
+        """The file being written (the temporary file, or the target itself in place), for a
+        check of the finished content before :meth:`replace`."""
+        return self._temp or self._real
+
     def _error(self, exc: OSError) -> MeshsimError:
         return MeshsimError(f"{self.path}: cannot write ({exc.strerror or exc})")
 
