@@ -80,11 +80,11 @@ class Rule:
         """The range as the docs write it: ``≥ 1``, ``> 0, ≤ 1``, or empty."""
         parts = []
         if self.above is not None:
-            parts.append(f"> {self.above:g}")
+            parts.append(f"> {bound(self.above)}")
         if self.minimum is not None:
-            parts.append(f"≥ {self.minimum:g}")
+            parts.append(f"≥ {bound(self.minimum)}")
         if self.maximum is not None:
-            parts.append(f"≤ {self.maximum:g}")
+            parts.append(f"≤ {bound(self.maximum)}")
         return ", ".join(parts)
 
     def describe(self) -> dict[str, Any]:
@@ -202,12 +202,20 @@ def _range_problem(rule: Rule, value: float) -> str | None:
     if isinstance(value, float) and not math.isfinite(value):
         return f"must be a finite number, got {value}"
     if rule.above is not None and not value > rule.above:
-        return f"must be greater than {rule.above:g}, got {value}"
+        return f"must be greater than {bound(rule.above)}, got {value}"
     if rule.minimum is not None and value < rule.minimum:
-        return f"must be at least {rule.minimum:g}, got {value}"
+        return f"must be at least {bound(rule.minimum)}, got {value}"
     if rule.maximum is not None and value > rule.maximum:
-        return f"must be at most {rule.maximum:g}, got {value}"
+        return f"must be at most {bound(rule.maximum)}, got {value}"
     return None
+
+
+def bound(value: float) -> str:
+    """A range bound as messages and docs write it: whole numbers in full (``2,147,483,648``),
+    others in the shortest form (``0.01``, ``1e+300``)."""
+    if float(value).is_integer() and abs(value) < 1e16:
+        return f"{int(value):,}"
+    return f"{value:g}"
 
 
 def show(value: Any) -> str:

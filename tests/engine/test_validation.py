@@ -138,3 +138,11 @@ def test_outputs_are_checked_against_inputs_and_each_other(tmp_path: Path):
     with pytest.raises(MeshsimError, match=r"--out .*same file as the input"):
         check_targets([Target("--out", tmp_path, folder=True, files=("t.swf",))], [trace])
     check_targets([Target("--out", tmp_path / "new" / "deeper", folder=True)], [trace])
+
+
+def test_the_boundaries_page_states_every_limit_and_rejection_reason():
+    page = (Path(__file__).resolve().parents[2] / "docs" / "boundaries.md").read_text()
+    for limit in LIMITS:
+        assert f"`{limit.variable}` | {limit.default:,} " in page, limit.variable
+    for reason in REASONS:
+        assert f"| `{reason}` |" in page, reason
