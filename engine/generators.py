@@ -99,6 +99,23 @@ def workload_path(spec: str | Path | None, machine: Machine) -> Path:
     return cached(str(spec)) or Path(spec)
 
 
+def check_workload_file(path: Path) -> None:
+    """What can be checked of a workload file without drawing it: for a workload ``.toml``, every
+    key of its ``[workload]`` table against its generator's section (the checks a generator makes
+    between keys, or against the machine, happen when it draws)."""
+    if not path.name.endswith(".toml"):
+        return
+    root = load_toml(path, ROOT)
+    root.reject_unknown()
+    table = root.table("workload", WORKLOAD)
+    kind = table.get("kind")
+    table.get("seed")
+    generator_keys = table.follow(WORKLOAD_FILE.section(f"[workload] kind = {kind}"))
+    generator_keys.reject_unknown()
+    for key in generator_keys.section.key_list():
+        generator_keys.get(key)
+
+
 def generate(root: Table, machine: Machine, seed: int) -> Workload:
     """Run the generator a workload file names."""
     root.reject_unknown()

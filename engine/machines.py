@@ -265,6 +265,9 @@ def parse_machine(root: Table) -> Machine:
         extras=extras,
     )
     check_allocator(machine, machine.default_allocator, head.where("default_allocator"))
+    path = machine.default_workload_path()
+    if path is not None and not path.is_file():
+        raise head.error("default_workload", f"no such file {path}")
     for config in extras.values():
         check = getattr(config, "check", None)
         if check is not None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ from typing import Any
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.toml_table import Table, load_toml
 from meshsim.engine.validation.formats import SWEEP_SPEC
+from meshsim.engine.validation.limits import CASES
 from meshsim.engine.validation.rules import Rule, Section
 
 WORKLOAD_PREFIX = "workload."
@@ -148,9 +150,11 @@ def load_spec(path: Path, root: Table | None = None) -> SweepSpec:
 
 
 def expand(spec: SweepSpec) -> list[CaseValues]:
-    """Every case of the spec, in the documented order, exclusions removed."""
+    """Every case of the spec, in the documented order, exclusions removed. A spec whose grid and
+    variants make more cases than the case limit is refused before any is made."""
     keys = [k for k, _ in spec.grid]
     axes = [values for _, values in spec.grid]
+    CASES.check(len(spec.variants or ({},)) * math.prod(len(a) for a in axes), str(spec.source))
     cases: list[CaseValues] = []
     seen: dict[str, int] = {}
     for variant in spec.variants or ({},):

@@ -68,5 +68,9 @@ ROUTES = Limit("routes", "MESHSIM_MAX_ROUTES", 2_000_000, "routes")
 """I/O routes of one contention analysis (``meshsim contention``: m I/O nodes × n compute nodes,
 about 200 bytes each while routed). Tables 5 and 6 need at most 32,768."""
 
-LIMITS = (CELLS, JOBS, INPUT_BYTES, ROUTES)
+CASES = Limit("cases", "MESHSIM_MAX_CASES", 100_000, "cases")
+"""Cases of one sweep spec (its grid's product times its variants), counted before they are
+made. The largest bundled experiment has a few hundred."""
+
+LIMITS = (CELLS, JOBS, INPUT_BYTES, ROUTES, CASES)
 """Every limit, in the order the docs list them."""

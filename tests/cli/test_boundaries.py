@@ -335,6 +335,23 @@ CASES = [
         files={"b.toml": FLAT.replace("[topology]", 'default_queue = "lifo"\n[topology]')},
     ),
     Case(
+        "machine-default-workload-missing",
+        ("machines", "validate", "{d}/b.toml"),
+        "key 'machine.default_workload': no such file",
+        files={"b.toml": FLAT.replace("[topology]", 'default_workload = "gone.toml"\n[topology]')},
+    ),
+    Case(
+        "machine-default-workload-bad-key",
+        ("machines", "validate", "{d}/b.toml"),
+        "w.toml key 'workload.load': must be a finite number",
+        files={
+            "b.toml": FLAT.replace("[topology]", 'default_workload = "w.toml"\n[topology]'),
+            "w.toml": '[workload]\nkind = "flat-poisson"\njobs = 10\nload = inf\n',
+        },
+    ),
+    Case("tui-bad-seed", ("tui", "--seed", "-1"), "--seed: must be at least 0"),
+    Case("tui-missing-workload", ("tui", "--workload", "{d}/nope.swf"), "nope.swf: no such file"),
+    Case(
         "machine-bad-toml",
         ("run", "--machine", "{d}/b.toml"),
         "b.toml: invalid TOML",
@@ -387,6 +404,17 @@ CASES = [
         ("sweep", "{d}/p.toml"),
         "key 'sweep.replications'",
         files={"p.toml": "[sweep]\nreplications = 1000000000\n" + spec("").split("[grid]")[0]},
+    ),
+    Case(
+        "spec-case-limit",
+        ("sweep", "{d}/p.toml", "--results", "{d}/r"),
+        "2,000,000 cases exceeds the limit of 100,000 cases",
+        files={
+            "p.toml": spec("").replace(
+                "seed = [1, 2]",
+                "seed = [1, 2]\n" + "\n".join(f"k{a} = {list(range(10))}" for a in range(6)),
+            )
+        },
     ),
     Case("experiment-unknown", ("reproduce", "nope"), "unknown experiment 'nope'"),
     # --- scenario files: decoding, types, names, actions against the machine and workload
