@@ -113,6 +113,8 @@ def _figures(
     if "util-slowdown" in wanted:
         figures.append(utilization_vs_slowdown(manifest, rows, x_key))
     if "wait-cdf" in wanted:
+        if series is not None and series not in keys:
+            fail(f"--series {series}: not a key that varies in this sweep ({', '.join(keys)})")
         key = series or (next(iter(manifest["baseline"]), None) or (keys[0] if keys else None))
         if key is None:
             fail("the wait CDFs need a key to compare (--series)")

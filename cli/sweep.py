@@ -24,7 +24,7 @@ from meshsim.cli import interrupts
 from meshsim.cli.output import err, fail, interactive, out
 from meshsim.engine.experiments.executors import make_executor
 from meshsim.engine.experiments.options import OptionSchema, OptionSpec
-from meshsim.engine.experiments.spec import SweepSpec, load_spec
+from meshsim.engine.experiments.spec import SweepSpec, check_baseline, load_spec
 from meshsim.engine.experiments.stats import Estimate, aggregate, fraction_above, gains, mean_ci
 from meshsim.engine.experiments.store import ResultStore, check_results_folder
 from meshsim.engine.experiments.summaries import config_keys
@@ -236,7 +236,9 @@ def _with_baseline(spec: SweepSpec, pairs: list[str]) -> SweepSpec:
         if not sep or not key:
             raise typer.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--baseline")
         baseline.append((key.replace("_", "-"), _parse_value(text)))
-    return replace(spec, settings=replace(spec.settings, baseline=tuple(baseline)))
+    spec = replace(spec, settings=replace(spec.settings, baseline=tuple(baseline)))
+    check_baseline(spec, "--baseline")
+    return spec
 
 
 def _parse_value(text: str) -> Any:

@@ -146,7 +146,19 @@ def load_spec(path: Path, root: Table | None = None) -> SweepSpec:
         {k: tuple(v) if isinstance(v, list) else (v,) for k, v in _values(t, lists=None).items()}
         for t in root.tables("exclude")
     )
-    return SweepSpec(path, settings, base, tuple(grid), variants, excludes)
+    spec = SweepSpec(path, settings, base, tuple(grid), variants, excludes)
+    check_baseline(spec, f"{path} key 'sweep.baseline'")
+    return spec
+
+
+def check_baseline(spec: SweepSpec, where: str) -> None:
+    """Every key of the baseline must be a key the spec sets (else no case could match it)."""
+    keys = {*spec.base, *(k for k, _ in spec.grid), *(k for v in spec.variants for k in v)}
+    for key, _ in spec.settings.baseline:
+        if key not in keys:
+            raise MeshsimError(
+                f"{where}: '{key}' is not a key of this sweep ({', '.join(sorted(keys))})"
+            )
 
 
 def expand(spec: SweepSpec) -> list[CaseValues]:

@@ -416,6 +416,12 @@ CASES = [
             )
         },
     ),
+    Case(
+        "sweep-baseline-not-a-key",
+        ("sweep", "{d}/p.toml", "--results", "{d}/r", "--baseline", "x=1"),
+        "--baseline: 'x' is not a key of this sweep",
+        files={"p.toml": spec("")},
+    ),
     Case("experiment-unknown", ("reproduce", "nope"), "unknown experiment 'nope'"),
     # --- scenario files: decoding, types, names, actions against the machine and workload
     Case(
