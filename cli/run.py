@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -155,22 +155,14 @@ def run(
 
     With --scenario FILE the scenario supplies every simulation option (giving one of them too is an
     error naming it) and is run to its end; outputs combine with it."""
-    outputs = {
-        "out_path": out_path,
-        "jobs_out": jobs_out,
-        "events_out": events_out,
-        "swf_out": swf_out,
-        "report": report,
-        "report_out": report_out,
-        "quiet": quiet,
-    }
+    outputs = Outputs(out_path, jobs_out, events_out, swf_out, report, report_out, quiet)
     if scenario is not None:
         for f in fields(RunOptions):
             source = ctx.get_parameter_source(f.name)
             if source is not None and source.name != "DEFAULT":
                 flag = "--" + f.name.replace("_", "-")
                 fail(f"{flag} cannot be combined with --scenario (the scenario file sets it)")
-        run_scenario(scenario, **outputs)
+        run_scenario(scenario, outputs)
         return
     options = RunOptions(
         machine=machine,
@@ -195,105 +187,79 @@ def run(
         lenient=lenient,
         requeue=requeue,
     )
+    outputs.check(input_files(options))
     _simulate(
-        lambda log: prepare(options, log=log),
-        lambda sim: case_document(sim, options),
-        lambda: input_files(options),
-        **outputs,
+        lambda log: prepare(options, log=log), lambda sim: case_document(sim, options), outputs
     )
 
 
-def run_scenario(
-    path: Path,
-    *,
-    out_path: Path | None = None,
-    jobs_out: Path | None = None,
-    events_out: Path | None = None,
-    swf_out: Path | None = None,
-    report: str | None = None,
-    report_out: Path | None = None,
-    quiet: bool = False,
-) -> None:
+@dataclass(frozen=True)
+class Outputs:
+    """The output options of ``meshsim run`` (the "Outputs" panel and ``--quiet``)."""
+
+    out: Path | None = None
+    jobs: Path | None = None
+    events: Path | None = None
+    swf: Path | None = None
+    report: str | None = None
+    report_out: Path | None = None
+    quiet: bool = False
+
+    def check(self, inputs: list[Path]) -> None:
+        """Every output held to the writer's rules against ``inputs``, before anything is
+        computed."""
+        check_options(RUN_OUTPUTS, {"--report": self.report})
+        if self.report_out is not None and self.report is None:
+            fail("--report-out needs --report NAME (the report whose tables it writes)")
+        files = {"--out": self.out, "--jobs-out": self.jobs, "--events-out": self.events}
+        files["--swf-out"] = self.swf
+        targets = [Target(option, path) for option, path in files.items() if path is not None]
+        if self.report_out is not None:
+            targets.append(Target("--report-out", self.report_out, folder=True))
+        check_targets(targets, inputs)
+
+
+def run_scenario(path: Path, outputs: Outputs) -> None:
     """``meshsim run --scenario FILE``: the scenario built, run to the end, and its
-    :func:`scenario_document` written (the console's "export results" of the same scenario)."""
-    _check_outputs([path], out_path, jobs_out, events_out, swf_out, report, report_out)
+    :func:`scenario_document` written (the console's "export results" of the same scenario).
+    The outputs are checked against the scenario file before it is read, and against the files
+    it names once it is."""
+    outputs.check([path])
     scenario = load_scenario(path)
+    outputs.check([path, *input_files(scenario.options)])
     _simulate(
-        lambda log: scenario.build(log=log),
-        lambda sim: scenario_document(sim, scenario),
-        lambda: [path, *input_files(scenario.options)],
-        out_path=out_path,
-        jobs_out=jobs_out,
-        events_out=events_out,
-        swf_out=swf_out,
-        report=report,
-        report_out=report_out,
-        quiet=quiet,
-    )
-
-
-def _check_outputs(
-    inputs: list[Path],
-    out_path: Path | None,
-    jobs_out: Path | None,
-    events_out: Path | None,
-    swf_out: Path | None,
-    report: str | None,
-    report_out: Path | None,
-) -> None:
-    """Every output option held to the writer's rules before anything is computed."""
-    check_options(RUN_OUTPUTS, {"--report": report})
-    if report_out is not None and report is None:
-        fail("--report-out needs --report NAME (the report whose tables it writes)")
-    check_targets(
-        [
-            Target("--out", out_path) if out_path else None,
-            Target("--jobs-out", jobs_out) if jobs_out else None,
-            Target("--events-out", events_out) if events_out else None,
-            Target("--swf-out", swf_out) if swf_out else None,
-            Target("--report-out", report_out, folder=True) if report_out else None,
-        ],
-        inputs,
+        lambda log: scenario.build(log=log), lambda sim: scenario_document(sim, scenario), outputs
     )
 
 
 def _simulate(
     build: Callable[[EventLogWriter | None], Simulation],
     document_of: Callable[[Simulation], dict[str, Any]],
-    inputs: Callable[[], list[Path]],
-    *,
-    out_path: Path | None,
-    jobs_out: Path | None,
-    events_out: Path | None,
-    swf_out: Path | None,
-    report: str | None,
-    report_out: Path | None,
-    quiet: bool,
+    outputs: Outputs,
 ) -> None:
-    """Check the outputs, build, run to the end, write the outputs asked for (all or none: they
-    replace their targets together once everything is written) and print the summary."""
-    _check_outputs(inputs(), out_path, jobs_out, events_out, swf_out, report, report_out)
+    """Build, run to the end, write the outputs asked for (all or none: they replace their targets
+    together once everything is written) and print the summary."""
     running: list[Simulation] = []
     with Batch() as batch, interrupts.watching(lambda: _where(running)):
-        log = EventLogWriter(batch.stage(events_out)) if events_out else None
+        log = EventLogWriter(batch.stage(outputs.events)) if outputs.events else None
         sim = build(log)
         running.append(sim)
         big = len(sim.workload) >= 20000
-        _drive(sim, show_progress=not quiet and interactive() and big)
+        _drive(sim, show_progress=not outputs.quiet and interactive() and big)
         document = document_of(sim)
-        if out_path:
-            batch.write(out_path, dumps(document))
-        if jobs_out:
-            batch.write(jobs_out, jobs_csv_text(sim))
-        if swf_out:
-            batch.write(swf_out, swf_bytes(swf_out, schedule_swf(sim)))
-        tables = REPORTS.get(report)(sim) if report else []
-        if report_out:
-            folder = batch.folder(report_out)
+        if outputs.out:
+            batch.write(outputs.out, dumps(document))
+        if outputs.jobs:
+            batch.write(outputs.jobs, jobs_csv_text(sim))
+        if outputs.swf:
+            batch.write(outputs.swf, swf_bytes(outputs.swf, schedule_swf(sim)))
+        tables = REPORTS.get(outputs.report)(sim) if outputs.report else []
+        if outputs.report_out:
+            folder = batch.folder(outputs.report_out)
             for table in tables:
                 batch.write(folder / f"{table.name}.csv", csv_text(table))
         batch.commit()
-    if not quiet:
+    if not outputs.quiet:
         _print_summary(document)
         _print_report(tables)
 

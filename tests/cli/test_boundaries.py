@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -566,15 +565,6 @@ def snapshot(folder: Path) -> dict[str, tuple[str, str]]:
         else:
             out[str(path)] = ("file", f"mode {stat.S_IMODE(mode):o}")
     return out
-
-
-@pytest.fixture
-def signals_kept():
-    """``main`` installs its signal handlers; the test process gets its own back."""
-    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    yield
-    for s, handler in saved.items():
-        signal.signal(s, handler)
 
 
 def invoke(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

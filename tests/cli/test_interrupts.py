@@ -74,14 +74,6 @@ def test_an_interrupted_run_says_where_and_leaves_every_output_as_it_was(tmp_pat
     assert snapshot(tmp_path) == before
 
 
-@pytest.fixture
-def signals_kept():
-    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    yield
-    for s, handler in saved.items():
-        signal.signal(s, handler)
-
-
 def _signal_inside(signum: int):  # type: ignore[no-untyped-def]
     """A stand-in for a command's work that receives ``signum`` while it runs."""
 
