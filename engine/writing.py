@@ -20,6 +20,7 @@ as it was. A symbolic link to a file is kept: the file it points to is replaced.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -180,7 +181,7 @@ class Staged:
         self._temp: Path | None = None
         try:
             if self._in_place:
-                self._fh: IO[bytes] = open(self._real, "wb")  # noqa: SIM115
+                self._fh: IO[bytes] = _open_in_place(self._real)
             else:
                 fd, name = tempfile.mkstemp(
                     dir=self._real.parent, prefix=f".{self._real.name}.", suffix=TEMP_SUFFIX
@@ -239,6 +240,19 @@ class Staged:
         if self._temp is not None:
             self._temp.unlink(missing_ok=True)
             self._temp = None
+
+
+def _open_in_place(path: Path) -> IO[bytes]:
+    """Open a terminal, device or FIFO for writing without waiting: a FIFO that nobody reads is an
+    error at once instead of a process blocked forever."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise MeshsimError(f"{path}: a pipe that nobody reads") from None
+        raise
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "wb")
 
 
 class Batch:

@@ -23,7 +23,7 @@ def read_bytes(path: Path) -> bytes | bytearray:
     the input limit."""
     limit = INPUT_BYTES.value()
     try:
-        with open(path, "rb") as fh:
+        with _open_for_reading(path) as fh:
             raw = _read_at_most(fh, limit + 1)
     except FileNotFoundError:
         raise MeshsimError(f"{path}: no such file") from None
@@ -36,6 +36,21 @@ def read_bytes(path: Path) -> bytes | bytearray:
     if len(raw) > limit:
         INPUT_BYTES.refuse(str(path), f"more than {limit:,} bytes")
     return raw
+
+
+def _open_for_reading(path: Path) -> BinaryIO:
+    """Open ``path`` without waiting for a writer: a FIFO nobody writes to reads as empty instead
+    of blocking forever (the descriptor is made blocking again once open, so a FIFO that is being
+    written is read to its end)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise IsADirectoryError(path)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
 
 
 def _read_at_most(fh: BinaryIO, count: int) -> bytes:

@@ -75,6 +75,10 @@ def _read_only(name: str) -> Callable[[Path], None]:
     return make
 
 
+def _fifo(name: str) -> Callable[[Path], None]:
+    return lambda d: os.mkfifo(d / name)
+
+
 def _bomb(d: Path) -> None:
     (d / "bomb.swf.gz").write_bytes(gzip.compress(b"1 " * (2 << 20)))
 
@@ -151,6 +155,18 @@ CASES = [
         files={"p.toml": spec("")},
     ),
     Case("out-socket-like-device", (*RUN, "--out", "/dev/full"), "No space left"),
+    Case(
+        "events-out-fifo-nobody-reads",
+        (*RUN, "--events-out", "{d}/p"),
+        "p: a pipe that nobody reads",
+        prepare=_fifo("p"),
+    ),
+    Case(
+        "workload-fifo-nobody-writes",
+        ("trace", "info", "{d}/p"),
+        "p: is empty",
+        prepare=_fifo("p"),
+    ),
     # --- options: finite, in range, named as the command line spells them
     Case("window-zero", (*RUN, "--discipline", "window", "--window", "0"), "--window: must be"),
     Case("load-factor-nan", (*RUN, "--load-factor", "nan"), "--load-factor: must be a finite"),
@@ -560,6 +576,8 @@ def snapshot(folder: Path) -> dict[str, tuple[str, str]]:
             out[str(path)] = ("link", os.readlink(path))
         elif stat.S_ISDIR(mode):
             out[str(path)] = ("dir", "")
+        elif not stat.S_ISREG(mode):
+            out[str(path)] = ("special", f"mode {mode:o}")
         elif os.access(path, os.R_OK):
             out[str(path)] = ("file", hashlib.sha256(path.read_bytes()).hexdigest())
         else:
