@@ -177,7 +177,7 @@ def read_swf(path: str | Path, *, lenient: bool = False) -> SWFTrace:
         if stripped:
             entries.append((number, stripped[1:].rstrip()))
     bad_header = _header_problems(entries)
-    _refuse_or_keep(path, bad_header, lenient)
+    _refuse_or_keep(path, bad_header, lenient=lenient)
     skip = {m.line for m in bad_header}
     header = parse_header([line for number, line in entries if number not in skip])
     records = _fast_records(text)
@@ -187,12 +187,8 @@ def read_swf(path: str | Path, *, lenient: bool = False) -> SWFTrace:
         numbers, malformed = None, []
     bad = swf_columns.bad_rows(records)
     if bad.any():
-        numbers = numbers if numbers is not None else _data_line_numbers(text)
-        out_of_range = [
-            Malformed(numbers[i], swf_columns.row_problem(records[i].tolist()))
-            for i in np.flatnonzero(bad).tolist()
-        ]
-        _refuse_or_keep(path, out_of_range, lenient)
+        out_of_range = _out_of_range(records, numbers or _data_line_numbers(text))
+        _refuse_or_keep(path, out_of_range, lenient=lenient)
         malformed += out_of_range
         records = records[~bad]
     malformed = sorted([*bad_header, *malformed], key=lambda m: m.line)
@@ -218,7 +214,7 @@ def _header_problems(entries: Sequence[tuple[int, str]]) -> list[Malformed]:
     return problems
 
 
-def _refuse_or_keep(path: Path, malformed: Sequence[Malformed], lenient: bool) -> None:
+def _refuse_or_keep(path: Path, malformed: Sequence[Malformed], *, lenient: bool) -> None:
     """Without ``lenient``, the first malformed line is an error naming the file and the line."""
     if malformed and not lenient:
         first = min(malformed, key=lambda m: m.line)
@@ -335,10 +331,24 @@ def _checked_records(
             numbers.append(number)
         elif lenient:
             malformed.append(Malformed(number, reason))
-        else:
+        else:  # a record before this line may be out of range: the first bad line is named
+            _refuse_or_keep(path, _out_of_range(_as_records(rows), numbers), lenient=False)
             raise MeshsimError(f"{where(str(path), line=number)}: {reason}")
-    records = np.array(rows, dtype=np.float64).reshape(len(rows), 18)
-    return records, numbers, malformed
+    return _as_records(rows), numbers, malformed
+
+
+def _as_records(rows: list[list[str]]) -> np.ndarray:
+    return np.array(rows, dtype=np.float64).reshape(len(rows), 18)
+
+
+def _out_of_range(records: np.ndarray, numbers: Sequence[int]) -> list[Malformed]:
+    """The records with a field outside its rule, checked per column
+    (:func:`swf_columns.bad_rows`), as malformed lines."""
+    bad = swf_columns.bad_rows(records)
+    return [
+        Malformed(numbers[i], swf_columns.row_problem(records[i].tolist()))
+        for i in np.flatnonzero(bad).tolist()
+    ]
 
 
 def _row_problem(parts: list[str]) -> str | None:

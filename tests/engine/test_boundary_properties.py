@@ -4,6 +4,8 @@ never a crash, never a value silently dropped."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 from pathlib import Path
 
@@ -16,7 +18,9 @@ from meshsim.engine.errors import MeshsimError
 from meshsim.engine.experiments.plan import toml_key, toml_value
 from meshsim.engine.generators import load_workload
 from meshsim.engine.machines import HEAD, load_machine
+from meshsim.engine.scenario import load_scenario
 from meshsim.engine.swf import read_swf
+from meshsim.engine.validation.scenario_checks import ACTION_SECTIONS, SCHEMA
 from meshsim.engine.validation.swf_columns import COLUMNS
 from meshsim.engine.workloads.synthetic_flat import FLAT_POISSON
 
@@ -148,3 +152,33 @@ def test_a_workload_file_generates_finite_jobs_or_names_the_key(tmp_path, values
     for column in (workload.submit, workload.runtime, workload.estimate):
         assert np.isfinite(column).all()
     assert ((workload.size >= 1) & (workload.size <= 64)).all()
+
+
+ACTION_KEYS = sorted({key for s in ACTION_SECTIONS.values() for key in s.key_list()})
+
+
+@SETTINGS
+@given(
+    kind=st.sampled_from([*ACTION_SECTIONS, "explode"]),
+    values=st.dictionaries(st.sampled_from(ACTION_KEYS), VALUES, max_size=5),
+)
+def test_a_scenario_action_loads_within_its_rules_or_names_the_key(tmp_path, kind, values):
+    path = tmp_path / "s.json"
+    action = {"time": 1.0, **values, "action": kind}
+    path.write_text(json.dumps({"schema": SCHEMA, "actions": [action]}))
+    try:
+        loaded = load_scenario(path).actions[0]
+    except MeshsimError as error:
+        message = str(error)
+        assert "\n" not in message
+        assert message.startswith((f"{path} key 'actions[0]", f"{path}: invalid JSON ("))
+        return
+    section = ACTION_SECTIONS[kind]
+    assert loaded.after_event >= 0 and loaded.action.kind == kind
+    for field in dataclasses.fields(loaded.action):
+        rule = section.rule(field.name)
+        value = getattr(loaded.action, field.name)
+        if rule.kind == "float":
+            assert math.isfinite(value)
+        if rule.minimum is not None and isinstance(value, int | float):
+            assert value >= rule.minimum
