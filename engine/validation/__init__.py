@@ -11,6 +11,8 @@ them (docs/boundaries.md).
 - :mod:`~meshsim.engine.validation.options`: the options of ``meshsim run`` and the other commands.
 - :mod:`~meshsim.engine.validation.swf_columns`: the range of every SWF field, checked per column.
 - :mod:`~meshsim.engine.validation.limits`: resource limits, checked before anything is allocated.
+- :mod:`~meshsim.engine.validation.text`: reading an input file under the input limit (gzip
+  streams decompressed piece by piece), decoding errors named with their line.
 - :mod:`~meshsim.engine.validation.scenario_checks`: scenario actions against the machine and
   workload they act on.
 """
