@@ -242,13 +242,13 @@ def rules_table(name: str, skip: tuple[str, ...] = ()) -> str:
 
 def console_keys() -> str:
     from meshsim.tui.app import MeshsimApp
+    from meshsim.tui.keys import key_sections
 
     rows = []
-    from textual.keys import format_key
-
-    for binding in MeshsimApp.BINDINGS:
-        keys = ", ".join(code(format_key(k)) for k in binding.key.split(","))  # type: ignore[union-attr]
-        rows.append((keys, binding.description, binding.tooltip))  # type: ignore[union-attr]
+    for section in key_sections(MeshsimApp.BINDINGS):
+        rows.append(("", f"**{section.title}**", ""))
+        for key in section.keys:
+            rows.append((", ".join(code(k) for k in key.display.split(", ")), key.action, key.does))
     return table(("key", "action", "what it does"), rows)
 
 
