@@ -46,7 +46,8 @@ COMMANDS = {
     "tui": Command(
         "tui",
         "Open the operator console: step or run the simulation live, inspect, act, fork, "
-        "compare. A scenario reopens at the event where it was saved.",
+        "compare. It takes every simulation option `meshsim run` takes; a scenario reopens at "
+        "the event where it was saved.",
     ),
     "trace": Command(
         "trace",
