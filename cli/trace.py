@@ -10,14 +10,15 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from meshsim.cli import interrupts
 from meshsim.cli import options as opt
 from meshsim.cli.output import out
 from meshsim.engine import fetch, traceconvert
-from meshsim.engine.errors import MeshsimError
 from meshsim.engine.logs.options import LogOptions
-from meshsim.engine.logs.trace import LogTrace, origin_path, read_trace, write_origin
+from meshsim.engine.logs.trace import LogTrace, origin_csv, origin_path, read_trace
 from meshsim.engine.swf import parse_header
 from meshsim.engine.traceinfo import trace_info
+from meshsim.engine.writing import Batch, Target, check_targets
 
 trace_app = typer.Typer(
     help="Inspect and convert workload traces and operators' logs.", no_args_is_help=True
@@ -45,12 +46,13 @@ def info(
 ) -> None:
     """Jobs, skips, time span, sizes, runtimes, estimates, users, load and arrival patterns; for a
     log, what became of every record (records read = jobs + skipped by reason)."""
-    trace = read_trace(path, LogOptions(log_format, tz, partition_limit, lenient))
-    data = trace_info(trace, processors)
+    with interrupts.watching(lambda: f"while reading {path}"):
+        trace = read_trace(path, LogOptions(log_format, tz, partition_limit, lenient))
+        data = trace_info(trace, processors)
     if json_out:
         import json
 
-        out.print_json(json.dumps(data))
+        typer.echo(json.dumps(data, indent=2, allow_nan=False))
         return
     _print_info(data, trace.malformed)
 
@@ -161,21 +163,34 @@ def convert(
     """Cut a time window or a calendar month and write it as SWF, CSV or JSON lines; a log is
     written as standard SWF whose header says where it came from, with an origin file beside it
     (NAME.origin.csv: each job's log id, record, submit time and location)."""
-    trace = read_trace(source, LogOptions(log_format, tz, partition_limit, lenient))
-    side = origin_path(target) if isinstance(trace, LogTrace) else None
-    for output in filter(None, (target, side)):
-        if output.resolve() == source.resolve():
-            raise MeshsimError(f"{output}: is the input; give another output file")
-    cut = traceconvert.window(trace, start=start, end=end, month=month)
-    if side is not None:
-        note = f" Note: origin file: {side.name} (log job ids, records, submit times, locations)"
-        cut = replace(cut, header=parse_header([*cut.header.lines, note]))
-    used = traceconvert.write(cut, target, fmt)
+    used = traceconvert.output_format(target, fmt)
+    check_targets([Target("TARGET", target)], [source])
+    step = [f"while reading {source}"]
+    with Batch() as batch, interrupts.watching(lambda: f"{step[0]}; {target} was not written"):
+        trace = read_trace(source, LogOptions(log_format, tz, partition_limit, lenient))
+        side = origin_path(target) if isinstance(trace, LogTrace) else None
+        if side is not None:
+            check_targets([Target("TARGET", target), Target("origin file", side)], [source])
+        step[0] = "while cutting the window"
+        cut = traceconvert.window(trace, start=start, end=end, month=month)
+        if side is not None:
+            note = (
+                f" Note: origin file: {side.name} (log job ids, records, submit times, locations)"
+            )
+            cut = replace(cut, header=parse_header([*cut.header.lines, note]))
+        step[0] = f"while writing {len(cut):,} jobs"
+        batch.write(target, traceconvert.converted(cut, target, used))
+        rows = 0
+        if side is not None and isinstance(trace, LogTrace):
+            numbers = {int(n) for n in cut.records[:, 0].tolist()}
+            text, rows = origin_csv(trace, numbers)
+            batch.write(side, text)
+        batch.commit()
     out.print(f"wrote {len(cut):,} jobs to {target} ({used})")
-    if side is not None and isinstance(trace, LogTrace):
-        numbers = {int(n) for n in cut.records[:, 0].tolist()}
-        rows = write_origin(trace, side, numbers)
+    if side is not None:
         out.print(f"wrote the origin of {rows:,} jobs to {side}")
+    if trace.malformed:
+        out.print(f"skipped {len(trace.malformed):,} malformed lines (--lenient)")
 
 
 @trace_app.command("fetch")

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from meshsim.cli import options as opt
-from meshsim.engine.runcase import DEFAULT_MACHINE, RunOptions
+from meshsim.engine.runcase import DEFAULT_MACHINE, RunOptions, check_inputs
 
 
 def register(app: typer.Typer) -> None:
@@ -45,6 +45,8 @@ def tui(
 ) -> None:
     """Open the operator console: step or run the simulation live, inspect, act, fork, compare. A
     scenario reopens at the event where it was saved."""
+    from meshsim.engine.scenario import load_scenario
+
     options = RunOptions(
         machine=machine,
         workload=workload,
@@ -58,6 +60,7 @@ def tui(
         tz=tz,
         partition_limit=partition_limit,
     )
+    check_inputs(load_scenario(scenario).options if scenario else options)
     if screenshot is not None:
         from meshsim.tui.screenshot import save_screenshot
 

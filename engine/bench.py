@@ -245,10 +245,10 @@ def mc_mesh32() -> dict[str, Any]:
     def make(machine: Any) -> Any:
         from meshsim.engine.generators import GENERATORS
         from meshsim.engine.seeding import Stream, generator
-        from meshsim.engine.toml_table import Table
+        from meshsim.engine.toml_table import UNREAD, Table
 
         options = {"jobs": 1000, "mean_interarrival": 500.0, "mean_size": 16.0}
-        table = Table({**options, "iterations": 40000.0}, "mc-mesh32", "workload")
+        table = Table({**options, "iterations": 40000.0}, "mc-mesh32", "workload", UNREAD)
         return GENERATORS.get("mache-io")(table, machine, generator(1, Stream.WORKLOAD))
 
     t0 = time.perf_counter()
@@ -299,10 +299,10 @@ def _mesh32_workload(rate: float | None = None) -> Callable[[Any], Any]:
     """The shipped ``traces/mesh32-uniform.toml``, optionally at another arrival rate."""
 
     def make(machine: Any) -> Any:
-        from meshsim.engine.generators import generate
+        from meshsim.engine.generators import ROOT, generate
         from meshsim.engine.toml_table import load_toml
 
-        root = load_toml(MESH32_UNIFORM)
+        root = load_toml(MESH32_UNIFORM, ROOT)
         if rate is not None:
             root.data["workload"]["arrival_rate"] = rate
         return generate(root, machine, 0)

@@ -11,12 +11,11 @@ added here too."""
 
 from __future__ import annotations
 
-import csv
-import io
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from meshsim.engine.actions import Action, LoggedAction
@@ -24,13 +23,15 @@ from meshsim.engine.contention.observer import ContentionObserver
 from meshsim.engine.contention.traffic import with_traffic
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.events import EventRecord
-from meshsim.engine.generators import load_workload
+from meshsim.engine.generators import load_workload, workload_path
 from meshsim.engine.logs.options import LogOptions
-from meshsim.engine.machines import Machine, load_machine
-from meshsim.engine.outputs import RunInputs, jobs_csv_columns, result_document
+from meshsim.engine.machines import Machine, check_allocator, load_machine, machine_path
+from meshsim.engine.outputs import RunInputs, jobs_csv_text, result_document
 from meshsim.engine.policy import Policy
 from meshsim.engine.shapes import with_shapes
 from meshsim.engine.simulation import Simulation
+from meshsim.engine.validation.options import check_run_options
+from meshsim.engine.validation.scenario_checks import check_actions
 from meshsim.engine.workload import Workload
 
 DEFAULT_MACHINE = "intrepid"
@@ -136,10 +137,13 @@ def _kind(hint: Any) -> str:
 
 def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
     """The machine and the workload of a run, with the load, runtime and traffic transforms applied
-    (the traffic options need a machine with I/O nodes)."""
-    if options.procs_per_unit is not None and options.procs_per_unit < 1:
-        raise MeshsimError(f"procs per unit must be at least 1, got {options.procs_per_unit}")
+    (the traffic options need a machine with I/O nodes). Every option is first held to its rule
+    (:func:`~meshsim.engine.validation.options.check_run_options`), and the allocator to the
+    machine's topology, so each path that prepares a run refuses the same values."""
+    check_run_options(options)
     machine = load_machine(options.machine)
+    if options.alloc is not None:
+        check_allocator(machine, options.alloc, "--alloc")
     jobs = load_workload(
         options.workload,
         machine,
@@ -167,6 +171,31 @@ def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
     return machine, jobs
 
 
+def check_inputs(options: RunOptions) -> None:
+    """What can be checked of a run's inputs without loading its workload (for front ends that
+    load it elsewhere, as the console's engine process does): the options, the machine, the
+    allocator on it, and that the workload file exists."""
+    check_run_options(options)
+    machine = load_machine(options.machine)
+    if options.alloc is not None:
+        check_allocator(machine, options.alloc, "--alloc")
+    path = workload_path(options.workload, machine)
+    if not path.is_file():
+        raise MeshsimError(f"{path}: no such file")
+
+
+def input_files(options: RunOptions) -> list[Path]:
+    """The files a run of ``options`` reads, as far as they exist (the machine file and the
+    workload, or the machine's default workload): outputs must never be one of them."""
+    files = [machine_path(options.machine)]
+    try:
+        machine = load_machine(options.machine)
+        files.append(workload_path(options.workload, machine))
+    except MeshsimError:
+        pass  # the run itself reports the missing or broken input
+    return [f for f in files if f is not None]
+
+
 def prepare(
     options: RunOptions,
     *,
@@ -174,10 +203,14 @@ def prepare(
     actions: Sequence[Action | LoggedAction] = (),
     recent: int = 0,
     history: bool = False,
+    source: str = "",
 ) -> Simulation:
     """The simulation of a run, built but not yet run, with ``actions`` applied (an operator action
-    log); ``recent`` and ``history`` are passed to :class:`Simulation` for the console."""
+    log, first checked against the machine and workload; ``source`` names the scenario file they
+    come from in messages); ``recent`` and ``history`` are passed to :class:`Simulation` for the
+    console."""
     machine, jobs = load_inputs(options)
+    check_actions(actions, machine, jobs, source)
     return Simulation(
         machine,
         jobs,
@@ -221,14 +254,3 @@ def run_case(options: RunOptions, *, jobs: bool = False) -> CaseOutput:
     sim = prepare(options)
     sim.run()
     return CaseOutput(case_document(sim, options), jobs_csv_text(sim) if jobs else None)
-
-
-def jobs_csv_text(sim: Simulation) -> str:
-    """The per-job CSV of a finished run as text
-    (:func:`meshsim.engine.outputs.jobs_csv_columns`)."""
-    header, columns = jobs_csv_columns(sim)
-    buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer)
-    writer.writerow(header)
-    writer.writerows(zip(*columns, strict=True))
-    return buffer.getvalue()

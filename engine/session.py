@@ -49,8 +49,8 @@ class MetricDelta:
     ``(V_base − V_new) / V_base`` (Tang et al., Figs. 6–8: positive when the branch is lower)."""
 
     name: str
-    base: float
-    branch: float
+    base: float | None
+    branch: float | None
     gain: float
 
 
@@ -70,13 +70,18 @@ COMPARED = (
 
 
 def compare_results(base: Simulation, branch: Simulation) -> tuple[MetricDelta, ...]:
-    """The :data:`COMPARED` metrics of two runs (usually both carried to their end)."""
+    """The :data:`COMPARED` metrics of two runs (usually both carried to their end); the gain is
+    NaN when either value is undefined (None)."""
     a, b = base.results().metrics, branch.results().metrics
     return tuple(
-        MetricDelta(name, float(a[name]), float(b[name]), relative_gain(a[name], b[name]))
+        MetricDelta(name, a[name], b[name], _gain(a[name], b[name]))
         for name in COMPARED
         if name in a and name in b
     )
+
+
+def _gain(base: float | None, new: float | None) -> float:
+    return math.nan if base is None or new is None else relative_gain(base, new)
 
 
 class Session:
@@ -186,11 +191,14 @@ class Session:
         holding a job that is not waiting) stays in the log, as it would on replay, and its failure
         is raised as a :class:`MeshsimError` for the operator to see."""
         action = replace(action, time=self.sim.now)
+        number = len(self.sim.action_log)
         self.sim.apply(action)
         self.sim.run(until=self.sim.now)
-        failure = self.sim.action_failures.get(id(action))
+        failure = self.sim.rejected_actions.get(number)
         if failure is not None:
-            raise MeshsimError(f"{action.kind} failed: {failure} (kept in the log; z undoes it)")
+            raise MeshsimError(
+                f"{action.kind} failed: {failure.detail} (kept in the log; z undoes it)"
+            )
 
     def undo(self) -> Action:
         """Remove the last operator action and replay to the current event without it."""

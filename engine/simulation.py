@@ -48,6 +48,7 @@ from meshsim.engine.jobs import Job
 from meshsim.engine.metrics import Integrals, JobOutcomes, breakdown, summary
 from meshsim.engine.planning import Planner, Releases, Shadow, count_shadow
 from meshsim.engine.policy import Policy
+from meshsim.engine.rejections import ActionRejected, ActionRejection, reason_of
 from meshsim.engine.runtime_models import RUNTIME_MODELS, RuntimeModel
 from meshsim.engine.scheduling.backfill import BACKFILLS, Backfill
 from meshsim.engine.scheduling.context import PassContext, RunStats
@@ -235,7 +236,8 @@ class Simulation:
         self.events = 0
         self.action_log: list[Action] = []
         self.action_events: list[int] = []
-        self.action_failures: dict[int, str] = {}
+        self.rejected_actions: dict[int, ActionRejection] = {}
+        """Actions that could not apply, by their number in the action log."""
         self._log = log
         self._recent: deque[EventRecord] = deque(maxlen=recent)
         self._left: deque[FinishedJob] = deque(maxlen=recent)
@@ -690,7 +692,13 @@ class Simulation:
         (:class:`~meshsim.engine.actions.LoggedAction`)."""
         pending = self._held_actions
         while pending and pending[0].after_event <= self.events:
-            self.apply(pending.popleft().action)
+            action = pending.popleft().action
+            if action.time < self.env.now:  # its place in the log comes after its time
+                number = self._log_action(action)
+                message = f"its time t={action.time:g} had passed (now t={self.now:g})"
+                self._reject(number, action, ActionRejected("time_passed", message))
+            else:
+                self.apply(action)
 
     def logged_actions(self) -> list[LoggedAction]:
         """Every action of this run with the event count it was applied after: those applied so far,
@@ -707,19 +715,51 @@ class Simulation:
             raise MeshsimError(
                 f"action '{action.kind}' at t={action.time:g} is in the past (now t={self.now:g})"
             )
-        number = len(self.action_log)
+        number = self._log_action(action)
+        schedule(self.env, action.time, priority(ACTION, number), self._on_action, number)
+
+    def _log_action(self, action: Action) -> int:
+        """Record ``action`` in the action log; return its number there."""
         self.action_log.append(action)
         self.action_events.append(self.events)
-        schedule(self.env, action.time, priority(ACTION, number), self._on_action, action)
+        return len(self.action_log) - 1
 
-    def _on_action(self, action: Action) -> None:
+    def _on_action(self, number: int) -> None:
+        action = self.action_log[number]
         try:
             text = action.execute(self)
         except MeshsimError as exc:
             text = f"{action.kind} failed: {exc}"
-            self.action_failures[id(action)] = str(exc)
+            self._reject(number, action, exc)
         self._emit("action", detail=text)
         self._request_pass()
+
+    def _reject(self, number: int, action: Action, exc: MeshsimError) -> None:
+        reason = reason_of(action.kind, exc)
+        rejection = ActionRejection(number, action.kind, action.time, self.now, reason, str(exc))
+        self.rejected_actions[number] = rejection
+
+    def action_rejections(self) -> list[ActionRejection]:
+        """Every action that could not apply, in log order; once the run is over this includes the
+        actions whose ``after_event`` it never reached (numbered after the applied ones, as
+        :meth:`logged_actions` lists them)."""
+        out = [self.rejected_actions[k] for k in sorted(self.rejected_actions)]
+        if self.done:
+            first = len(self.action_log)
+            for k, logged in enumerate(self._held_actions):
+                action = logged.action
+                message = f"after_event {logged.after_event} but the run ended at {self.events}"
+                out.append(
+                    ActionRejection(
+                        first + k, action.kind, action.time, self.now, "event_not_reached", message
+                    )
+                )
+        return out
+
+    def unfinished(self) -> dict[str, int]:
+        """Jobs still waiting or held (by the operator) now; at the end of a run, the jobs that
+        never ran."""
+        return {"waiting": len(self.queue), "held": len(self.held)}
 
     def job_index(self, job_id: int) -> int:
         """The index of the job with number ``job_id``."""
@@ -731,7 +771,7 @@ class Simulation:
         try:
             return self._ids[job_id]
         except KeyError:
-            raise MeshsimError(f"no job {job_id}") from None
+            raise ActionRejected("job_unknown", f"no job {job_id}") from None
 
     def job(self, index: int) -> Job:
         """The job record at ``index`` (workload jobs first, then operator-submitted ones)."""
@@ -743,7 +783,12 @@ class Simulation:
         for job in self.queue.ordered(self.now):
             if job.index == index:
                 return job
-        raise MeshsimError(f"job {job_id} is not waiting")
+        if index in self.running or index in self.held:
+            state = "running" if index in self.running else "held"
+            raise ActionRejected("job_not_waiting", f"job {job_id} is {state}, not waiting")
+        if index in self._cancelled or not math.isnan(self._finish[index]):
+            raise ActionRejected("job_ended", f"job {job_id} has ended")
+        raise ActionRejected("job_not_arrived", f"job {job_id} has not been submitted yet")
 
     def submit_job(self, size: int, runtime: float, estimate: float, user: int, queue: int) -> Job:
         """A new job submitted now by the operator."""
@@ -781,7 +826,7 @@ class Simulation:
         index = self.job_index(job_id)
         job = self.held.pop(index, None)
         if job is None:
-            raise MeshsimError(f"job {job_id} is not held")
+            raise ActionRejected("job_not_held", f"job {job_id} is not held")
         self.queue.add(job)
 
     def cancel_job(self, job_id: int) -> None:
@@ -868,10 +913,10 @@ class Simulation:
         cell = unit_cell(self.machine, unit)
         name = unit_name(self.machine, cell)
         if cell in self._down:
-            raise MeshsimError(f"unit {name} is already down")
+            raise ActionRejected("unit_down", f"unit {name} is already down")
         occupant = self._occupant(cell, self.allocator.owners())
         if occupant < 0 and occupant != FREE and cell not in self._out:
-            raise MeshsimError(f"unit {name} is never allocated")
+            raise ActionRejected("unit_never_allocated", f"unit {name} is never allocated")
         self._down.add(cell)
         text = f"unit {name} failed"
         if occupant >= 0:
@@ -888,7 +933,7 @@ class Simulation:
         cell = unit_cell(self.machine, unit)
         name = unit_name(self.machine, cell)
         if cell not in self._down:
-            raise MeshsimError(f"unit {name} is not down")
+            raise ActionRejected("unit_not_down", f"unit {name} is not down")
         self._down.remove(cell)
         self._settle((cell,))
         return f"unit {name} repaired"
@@ -906,7 +951,9 @@ class Simulation:
         (jobs started before then may run into the window; their units drain when they end)."""
         cells = block_cells(self.machine, block)
         if not (math.isfinite(until) and until > self.now):
-            raise MeshsimError(f"a reservation must end after it starts (t={self.now:g})")
+            raise ActionRejected(
+                "reservation_over", f"a reservation must end after it starts (t={self.now:g})"
+            )
         label = block if isinstance(block, str) else " ".join(map(str, block))
         number = self._reservation_count
         self._reservation_count += 1

@@ -12,9 +12,10 @@ import numpy as np
 
 from meshsim.engine.logs.formats import LOG_FORMATS
 from meshsim.engine.logs.trace import LogTrace, records_read, replay_workload
-from meshsim.engine.machines import flat_machine, power_of_two_label
+from meshsim.engine.machines import FlatSpec, Machine, power_of_two_label
 from meshsim.engine.swf import SWFTrace
 from meshsim.engine.traceclock import TraceClock
+from meshsim.engine.validation.options import TRACE_INFO, check_options
 
 PERCENTILES = (10, 25, 50, 75, 90, 99)
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -31,9 +32,12 @@ def machine_size(trace: SWFTrace) -> int:
 
 
 def trace_info(trace: SWFTrace, processors: int | None = None) -> dict[str, Any]:
-    """Summary statistics of ``trace`` for a machine of ``processors`` (default: the header's)."""
+    """Summary statistics of ``trace`` for a machine of ``processors`` (default: the header's).
+    Sizes are only counted here, so the machine is not held to the cell limit."""
+    check_options(TRACE_INFO, {"--processors": processors})
     procs_total = processors or machine_size(trace)
-    workload = replay_workload(trace, flat_machine(f"flat:{procs_total}"))
+    machine = Machine(name=f"flat:{procs_total}", topology="flat", spec=FlatSpec(procs_total))
+    workload = replay_workload(trace, machine)
     clock = TraceClock.from_header(trace.header)
     submit, runtime, estimate = workload.submit, workload.runtime, workload.estimate
     size = workload.procs

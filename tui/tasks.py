@@ -14,10 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from meshsim.engine.actions import Fail, Reserve, SetPolicy
-from meshsim.engine.outputs import dumps, write_jobs_csv, write_schedule_swf, write_text
+from meshsim.engine.outputs import dumps, jobs_csv_text, schedule_swf
+from meshsim.engine.runcase import input_files
 from meshsim.engine.scenario import Scenario, save_scenario, scenario_document
 from meshsim.engine.session import MetricDelta, Session, compare_results
+from meshsim.engine.swf import swf_bytes
 from meshsim.engine.units import UnitInfo
+from meshsim.engine.writing import Batch, Target, check_targets
 
 
 def step(session: Session, count: int) -> None:
@@ -84,7 +87,8 @@ def scenario_of(session: Session) -> Scenario:
 
 
 def save(session: Session, path: Path) -> str:
-    """Write the scenario file."""
+    """Write the scenario file (never over one of the run's inputs)."""
+    check_targets([Target("", path)], input_files(session.options))
     save_scenario(path, scenario_of(session))
     return f"scenario saved to {path} (event {session.events}, {len(session.actions)} actions)"
 
@@ -92,9 +96,13 @@ def save(session: Session, path: Path) -> str:
 def export(session: Session, folder: Path) -> str:
     """Carry a copy to the end and write its result JSON, per-job CSV and simulated schedule as SWF
     — the same bytes ``meshsim run --scenario`` writes."""
+    names = ("result.json", "jobs.csv", "schedule.swf")
+    check_targets([Target("", folder, folder=True, files=names)], input_files(session.options))
     done = session.finished()
-    folder.mkdir(parents=True, exist_ok=True)
-    write_text(folder / "result.json", dumps(scenario_document(done, scenario_of(session))))
-    write_jobs_csv(done, folder / "jobs.csv")
-    write_schedule_swf(done, folder / "schedule.swf")
+    with Batch() as batch:
+        batch.folder(folder)
+        batch.write(folder / "result.json", dumps(scenario_document(done, scenario_of(session))))
+        batch.write(folder / "jobs.csv", jobs_csv_text(done))
+        batch.write(folder / "schedule.swf", swf_bytes(folder / "schedule.swf", schedule_swf(done)))
+        batch.commit()
     return f"results exported to {folder}/ (result.json, jobs.csv, schedule.swf)"

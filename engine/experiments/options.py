@@ -67,7 +67,7 @@ class OptionSchema:
         return iter(self.options)
 
 
-def check_value(spec: OptionSpec, value: Any, where: str) -> Any:
+def check_kind(spec: OptionSpec, value: Any, where: str) -> Any:
     """``value`` (as TOML gave it) checked against the option's kind; ints are accepted as floats.
     ``where`` names the file and key for the error message."""
     ok = {

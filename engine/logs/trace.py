@@ -30,6 +30,7 @@ Every rule of the conversion (docs/logs.md holds the table, field by field and s
 from __future__ import annotations
 
 import csv
+import io
 import math
 import re
 from collections.abc import Mapping
@@ -296,32 +297,30 @@ def origin_path(target: Path) -> Path:
     return target.with_name(f"{name}.origin.csv")
 
 
-def write_origin(trace: LogTrace, path: Path, numbers: set[int] | None = None) -> int:
-    """Write the origin rows (those of ``numbers``, else all) as CSV (:data:`ORIGIN_COLUMNS`),
-    whole or not at all; returns the rows written."""
+def origin_csv(trace: LogTrace, numbers: set[int] | None = None) -> tuple[str, int]:
+    """The origin rows (those of ``numbers``, else all) as CSV text (:data:`ORIGIN_COLUMNS`),
+    and how many rows it holds."""
     rows = [o for o in trace.origin if numbers is None or o.job_number in numbers]
-    tmp = path.with_name(path.name + ".part")
-    with tmp.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(ORIGIN_COLUMNS)
-        for o in rows:
-            j = o.job
-            writer.writerow(
-                [
-                    o.job_number,
-                    j.job_id,
-                    Path(j.where.file).name,
-                    j.where.line,
-                    j.state,
-                    _time(j.submit),
-                    _time(j.eligible),
-                    _time(j.start),
-                    _time(j.end),
-                    j.location,
-                ]
-            )
-    tmp.replace(path)
-    return len(rows)
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(ORIGIN_COLUMNS)
+    for o in rows:
+        j = o.job
+        writer.writerow(
+            [
+                o.job_number,
+                j.job_id,
+                Path(j.where.file).name,
+                j.where.line,
+                j.state,
+                _time(j.submit),
+                _time(j.eligible),
+                _time(j.start),
+                _time(j.end),
+                j.location,
+            ]
+        )
+    return buffer.getvalue(), len(rows)
 
 
 def _time(value: float | None) -> str:

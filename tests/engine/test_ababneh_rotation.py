@@ -2,7 +2,7 @@
 well below the paper's 55 % on the 32×32 mesh with uniform sides; with it, close to it."""
 
 from meshsim.engine.experiments.reproduce import load_experiment
-from meshsim.engine.generators import generate
+from meshsim.engine.generators import ROOT, generate
 from meshsim.engine.machines import load_machine
 from meshsim.engine.policy import Policy
 from meshsim.engine.simulation import Simulation
@@ -25,7 +25,7 @@ def _fcfs_saturation(rotate: bool) -> float:
         "arrival_rate": 4.0,
         "side_distribution": "uniform",
     }
-    workload = generate(Table({"workload": table}, "test", ""), machine, 0)
+    workload = generate(Table({"workload": table}, "test", "", ROOT), machine, 0)
     sim = Simulation(machine, workload, Policy(allocator="mpl", rotate=rotate))
     sim.run()
     return sim.results().metrics["utilization"]

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from meshsim.engine.generators import generate
+from meshsim.engine.generators import ROOT, generate
 from meshsim.engine.machines import load_machine
 from meshsim.engine.policy import Policy
 from meshsim.engine.simulation import Simulation
@@ -77,6 +77,7 @@ def test_balance_ranking_of_table_8(machine):
         },
         "test",
         "",
+        ROOT,
     )
     workload = generate(table, machine, 0)
     balance = {}
