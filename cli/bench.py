@@ -12,9 +12,8 @@ from rich.table import Table
 from meshsim.cli.output import out
 from meshsim.engine.bench import SCENARIOS, Scenario, run_child
 from meshsim.engine.benchpage import Measurement, render, this_host
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.outputs import write_text
 from meshsim.engine.registry import Registry
+from meshsim.engine.writing import Target, check_targets, write_file
 
 
 def register(app: typer.Typer) -> None:
@@ -50,8 +49,7 @@ def bench(
 ) -> None:
     """Measure simulation speed and memory on fixed scenarios; compare with their targets."""
     registry = console_scenarios() if console else SCENARIOS
-    if markdown is not None and not markdown.parent.is_dir():
-        raise MeshsimError(f"--markdown {markdown}: folder {markdown.parent} does not exist")
+    check_targets([Target("--markdown", markdown) if markdown is not None else None])
     if list_only:
         table = Table(title="benchmark scenarios")
         for col in ("name", "what", "target"):
@@ -70,7 +68,7 @@ def bench(
     if markdown is not None:
         title = "Console benchmarks" if console else "Benchmarks"
         command = _command(console, heavy, markdown, names)
-        write_text(markdown, render(page, this_host(), command, title))
+        write_file(markdown, render(page, this_host(), command, title))
         out.print(f"wrote {markdown}", highlight=False)
 
 

@@ -25,13 +25,17 @@ def register(app: typer.Typer) -> None:
 
 @machines_app.command("list")
 def list_machines() -> None:
-    """The bundled machines (any other .toml file can be given by path)."""
+    """The bundled machines (any other .toml file can be given by path); the workload column says
+    whether a machine brings a default workload or needs --workload."""
     table = Table(title="machines")
-    for col in ("name", "topology", "nodes", "default allocator", "description"):
+    for col in ("name", "topology", "nodes", "default allocator", "workload", "description"):
         table.add_column(col, justify="right" if col == "nodes" else "left")
     for name in bundled_machines():
         m = load_machine(name)
-        table.add_row(name, m.topology, f"{m.nodes:,}", m.default_allocator, m.description)
+        workload = "bundled" if m.default_workload else "give --workload"
+        table.add_row(
+            name, m.topology, f"{m.nodes:,}", m.default_allocator, workload, m.description
+        )
     out.print(table)
 
 

@@ -10,10 +10,14 @@ from typing import Annotated
 import typer
 
 from meshsim.engine.allocation import ALLOCATORS
+from meshsim.engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
 from meshsim.engine.logs.formats import format_names
+from meshsim.engine.runcase import RunOptions
+from meshsim.engine.runtime_models import RUNTIME_MODELS
 from meshsim.engine.scheduling.backfill import BACKFILLS
 from meshsim.engine.scheduling.disciplines import DISCIPLINES
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS
+from meshsim.engine.shapes import SHAPE_RULES
 
 POLICY_PANEL = "Policy"
 
@@ -106,3 +110,75 @@ Scenario = Annotated[
         help="A scenario file saved by the console (its options and operator actions).",
     ),
 ]
+Window = Annotated[
+    int,
+    typer.Option(help="Window size K for --discipline window.", rich_help_panel=POLICY_PANEL),
+]
+Bound = Annotated[
+    int,
+    typer.Option(help="Overtaking bound k for --discipline oocb.", rich_help_panel=POLICY_PANEL),
+]
+Rotate = Annotated[
+    bool,
+    typer.Option(help="Allow 90° rotation of requested boxes.", rich_help_panel=POLICY_PANEL),
+]
+Migrate = Annotated[
+    bool,
+    typer.Option(
+        help="Re-pack running jobs when the head is blocked.", rich_help_panel=POLICY_PANEL
+    ),
+]
+Shape = Annotated[
+    str | None,
+    typer.Option(
+        help=f"Size-to-shape rule on meshes and tori: {names(SHAPE_RULES)} "
+        "(default: given shapes, else square in 2D and every box in 3D).",
+        rich_help_panel=POLICY_PANEL,
+    ),
+]
+RuntimeModel = Annotated[
+    str | None,
+    typer.Option(
+        help=f"Runtime model (default: the workload's runtimes): {names(RUNTIME_MODELS)}.",
+        rich_help_panel=POLICY_PANEL,
+    ),
+]
+Pattern = Annotated[
+    str | None,
+    typer.Option(
+        help="Communication pattern of every job's traffic (machines with I/O nodes; "
+        f"default all-to-all): {names(COMM_PATTERNS)}.",
+        rich_help_panel=POLICY_PANEL,
+    ),
+]
+IoTraffic = Annotated[
+    str | None,
+    typer.Option(
+        help=f"Parallel I/O of every job (default write): {names(IO_TRAFFIC)}.",
+        rich_help_panel=POLICY_PANEL,
+    ),
+]
+IoShare = Annotated[
+    float | None,
+    typer.Option(
+        help="Share of every node's bytes that is I/O, the rest being --pattern "
+        "(default: the workload's, else 1).",
+        rich_help_panel=POLICY_PANEL,
+    ),
+]
+ProcsPerUnit = Annotated[
+    int | None, typer.Option(help="Trace processors per machine unit (default: the machine's).")
+]
+LoadFactor = Annotated[float, typer.Option(help="Divide the time since the first submit by F.")]
+RuntimeScale = Annotated[float, typer.Option(help="Multiply runtimes and estimates by C.")]
+Requeue = Annotated[
+    bool,
+    typer.Option(help="Move jobs that break their queue's limits to a queue that admits them."),
+]
+
+
+def run_options(**values: object) -> RunOptions:
+    """The :class:`RunOptions` of a command that takes every simulation option (``run`` and
+    ``tui`` share this one definition); their values are checked where every run's are
+    (:func:`meshsim.engine.runcase.load_inputs`)."""
+    return RunOptions(**values)  # type: ignore[arg-type]

@@ -13,7 +13,6 @@ import typer
 from meshsim.cli import interrupts
 from meshsim.cli import options as opt
 from meshsim.cli.output import fail, interactive, out
-from meshsim.engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
 from meshsim.engine.logs.reasons import RECORD_REASONS
 from meshsim.engine.outputs import EventLogWriter, dumps, jobs_csv_text, schedule_swf
 from meshsim.engine.reports import REPORTS, ReportTable, csv_text
@@ -24,9 +23,7 @@ from meshsim.engine.runcase import (
     input_files,
     prepare,
 )
-from meshsim.engine.runtime_models import RUNTIME_MODELS
 from meshsim.engine.scenario import load_scenario, scenario_document
-from meshsim.engine.shapes import SHAPE_RULES
 from meshsim.engine.simulation import Simulation
 from meshsim.engine.swf import swf_bytes
 from meshsim.engine.validation.options import RUN_OUTPUTS, check_options, flag
@@ -48,73 +45,18 @@ def run(
     discipline: opt.Discipline = None,
     backfill: opt.Backfill = None,
     alloc: opt.Alloc = None,
-    window: Annotated[
-        int,
-        typer.Option(help="Window size K for --discipline window.", rich_help_panel=POLICY_PANEL),
-    ] = 240,
-    bound: Annotated[
-        int,
-        typer.Option(
-            help="Overtaking bound k for --discipline oocb.", rich_help_panel=POLICY_PANEL
-        ),
-    ] = 8,
-    rotate: Annotated[
-        bool,
-        typer.Option(help="Allow 90° rotation of requested boxes.", rich_help_panel=POLICY_PANEL),
-    ] = False,
-    migrate: Annotated[
-        bool,
-        typer.Option(
-            help="Re-pack running jobs when the head is blocked.", rich_help_panel=POLICY_PANEL
-        ),
-    ] = False,
-    shape: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Size-to-shape rule on meshes and tori: {opt.names(SHAPE_RULES)} "
-            "(default: given shapes, else square in 2D and every box in 3D).",
-            rich_help_panel=POLICY_PANEL,
-        ),
-    ] = None,
-    runtime_model: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Runtime model (default: the workload's runtimes): {opt.names(RUNTIME_MODELS)}.",
-            rich_help_panel=POLICY_PANEL,
-        ),
-    ] = None,
-    pattern: Annotated[
-        str | None,
-        typer.Option(
-            help="Communication pattern of every job's traffic (machines with I/O nodes; "
-            f"default all-to-all): {opt.names(COMM_PATTERNS)}.",
-            rich_help_panel=POLICY_PANEL,
-        ),
-    ] = None,
-    io_traffic: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Parallel I/O of every job (default write): {opt.names(IO_TRAFFIC)}.",
-            rich_help_panel=POLICY_PANEL,
-        ),
-    ] = None,
-    io_share: Annotated[
-        float | None,
-        typer.Option(
-            help="Share of every node's bytes that is I/O, the rest being --pattern "
-            "(default: the workload's, else 1).",
-            rich_help_panel=POLICY_PANEL,
-        ),
-    ] = None,
-    procs_per_unit: Annotated[
-        int | None, typer.Option(help="Trace processors per machine unit (default: the machine's).")
-    ] = None,
-    load_factor: Annotated[
-        float, typer.Option(help="Divide the time since the first submit by F.")
-    ] = 1.0,
-    runtime_scale: Annotated[
-        float, typer.Option(help="Multiply runtimes and estimates by C.")
-    ] = 1.0,
+    window: opt.Window = 240,
+    bound: opt.Bound = 8,
+    rotate: opt.Rotate = False,
+    migrate: opt.Migrate = False,
+    shape: opt.Shape = None,
+    runtime_model: opt.RuntimeModel = None,
+    pattern: opt.Pattern = None,
+    io_traffic: opt.IoTraffic = None,
+    io_share: opt.IoShare = None,
+    procs_per_unit: opt.ProcsPerUnit = None,
+    load_factor: opt.LoadFactor = 1.0,
+    runtime_scale: opt.RuntimeScale = 1.0,
     seed: opt.Seed = 0,
     lenient: opt.Lenient = False,
     log_format: opt.LogFormat = None,
@@ -146,10 +88,7 @@ def run(
             help="Write the report's tables as CSV files here.", rich_help_panel=OUTPUT_PANEL
         ),
     ] = None,
-    requeue: Annotated[
-        bool,
-        typer.Option(help="Move jobs that break their queue's limits to a queue that admits them."),
-    ] = False,
+    requeue: opt.Requeue = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
     scenario: opt.Scenario = None,
 ) -> None:
@@ -167,7 +106,7 @@ def run(
                 )
         run_scenario(scenario, outputs)
         return
-    options = RunOptions(
+    options = opt.run_options(
         machine=machine,
         workload=workload,
         queue=queue,

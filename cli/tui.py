@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from meshsim.cli import options as opt
-from meshsim.engine.runcase import DEFAULT_MACHINE, RunOptions, check_inputs
+from meshsim.engine.runcase import DEFAULT_MACHINE, check_inputs
 
 
 def register(app: typer.Typer) -> None:
@@ -22,11 +22,24 @@ def tui(
     discipline: opt.Discipline = None,
     backfill: opt.Backfill = None,
     alloc: opt.Alloc = None,
+    window: opt.Window = 240,
+    bound: opt.Bound = 8,
+    rotate: opt.Rotate = False,
+    migrate: opt.Migrate = False,
+    shape: opt.Shape = None,
+    runtime_model: opt.RuntimeModel = None,
+    pattern: opt.Pattern = None,
+    io_traffic: opt.IoTraffic = None,
+    io_share: opt.IoShare = None,
+    procs_per_unit: opt.ProcsPerUnit = None,
+    load_factor: opt.LoadFactor = 1.0,
+    runtime_scale: opt.RuntimeScale = 1.0,
     seed: opt.Seed = 0,
     lenient: opt.Lenient = False,
     log_format: opt.LogFormat = None,
     tz: opt.TimeZone = "UTC",
     partition_limit: opt.PartitionLimit = None,
+    requeue: opt.Requeue = False,
     scenario: opt.Scenario = None,
     live: Annotated[bool, typer.Option("--live", help="Start running live at once.")] = False,
     event: Annotated[
@@ -43,22 +56,36 @@ def tui(
         ),
     ] = None,
 ) -> None:
-    """Open the operator console: step or run the simulation live, inspect, act, fork, compare. A
-    scenario reopens at the event where it was saved."""
+    """Open the operator console: step or run the simulation live, inspect, act, fork, compare. It
+    takes every simulation option `meshsim run` takes; a scenario reopens at the event where it was
+    saved."""
     from meshsim.engine.scenario import load_scenario
 
-    options = RunOptions(
+    options = opt.run_options(
         machine=machine,
         workload=workload,
         queue=queue,
         discipline=discipline,
         backfill=backfill,
         alloc=alloc,
+        window=window,
+        bound=bound,
+        rotate=rotate,
+        migrate=migrate,
+        shape=shape,
+        runtime_model=runtime_model,
+        pattern=pattern,
+        io_traffic=io_traffic,
+        io_share=io_share,
+        procs_per_unit=procs_per_unit,
+        load_factor=load_factor,
+        runtime_scale=runtime_scale,
         seed=seed,
         lenient=lenient,
         log_format=log_format,
         tz=tz,
         partition_limit=partition_limit,
+        requeue=requeue,
     )
     check_inputs(load_scenario(scenario).options if scenario else options)
     if screenshot is not None:

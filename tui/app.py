@@ -9,6 +9,7 @@ session's action log, so a saved scenario replays to the same results."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -18,7 +19,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import TabbedContent, TabPane
 
 from meshsim.engine.actions import Action, Cancel, Hold, ReleaseHold, SetPolicy, Submit
@@ -27,8 +28,9 @@ from meshsim.engine.errors import MeshsimError
 from meshsim.engine.runcase import RunOptions
 from meshsim.engine.session import Session
 from meshsim.tui import commands, tasks
-from meshsim.tui.driver import Command, Frame, Live
+from meshsim.tui.driver import DEFAULT_SPEED, Command, Frame, Live
 from meshsim.tui.engine_process import EngineProcess, Opening
+from meshsim.tui.screens.confirm import ConfirmScreen
 from meshsim.tui.widgets.event_log import EventLog
 from meshsim.tui.widgets.footer import ConsoleFooter
 from meshsim.tui.widgets.machine_map import MachineMap
@@ -88,6 +90,15 @@ class MeshsimApp(App[None]):
     CSS_PATH = bundled_file("meshsim.tui", "app.tcss")
     TITLE = "meshsim"
     BINDINGS: ClassVar[list[BindingType]] = [
+        # Help and Quit come first so that the footer, which drops keys from its right end on a
+        # narrow terminal, always shows them (100 columns hid both).
+        _binding("question_mark,f1", "help", "Help", "Every key and what it does"),
+        _binding(
+            "q",
+            "quit",
+            "Quit",
+            "Close the open dialog, else quit the console (asks when operator actions are unsaved)",
+        ),
         _binding(
             "space",
             "toggle_live",
@@ -133,8 +144,6 @@ class MeshsimApp(App[None]):
         ),
         _binding("X", "screenshot_svg", "Screenshot", "Save an SVG screenshot", show=False),
         _binding("t", "next_tab", "Tab", "Cycle metrics, timeline and event log", show=False),
-        _binding("question_mark", "help", "Help", "Every key and what it does"),
-        _binding("q", "quit", "Quit", "Quit the console", priority=True),
     ]
 
     def __init__(self, engine: EngineProcess, *, start_live: bool = False) -> None:
@@ -146,7 +155,9 @@ class MeshsimApp(App[None]):
         """Frames rendered and drawn on screen (the console benchmark reads this)."""
         self._engine_ended: str | None = None
         self._start_live = start_live
-        self._speed_index = len(SPEEDS) - 1
+        self._speed_index = SPEEDS.index(DEFAULT_SPEED)
+        self._saved_actions = 0
+        """Operator actions in the log when the scenario was last saved (or the console opened)."""
         self._metrics_shown: dict[str, float | int] | None = None
         self._panes: tuple[Any, ...] | None = None
         """The panes a frame updates, found once instead of by five DOM queries per frame (0.65 ms
@@ -218,6 +229,8 @@ class MeshsimApp(App[None]):
         them every ``METRICS_EVERY`` seconds): its sparklines and values were a fifth of a live
         frame's drawing; paused, every frame redraws it."""
         frame = message.frame
+        if self.frame is None:
+            self._saved_actions = frame.actions
         self.frame = frame
         snap = frame.snapshot
         panes = self._panes
@@ -254,6 +267,8 @@ class MeshsimApp(App[None]):
         if frame.error:
             self.notify(frame.error, title=frame.label or "error", severity="error")
         elif frame.result is not None:
+            if frame.label == "saved":
+                self._saved_actions = frame.actions
             commands.present(self, frame.label, frame.result)
 
     def _drawn(self) -> None:
@@ -261,9 +276,11 @@ class MeshsimApp(App[None]):
 
     @on(TabbedContent.TabActivated)
     def _on_tab(self) -> None:
+        """Redraw the newly visible tab from the last frame, without its command's answer: a tab
+        switch never shows a result (a report, a what-if table) a second time."""
         self._metrics_shown = None
         if self.frame is not None:
-            self.post_message(FrameReady(self.frame))
+            self.post_message(FrameReady(replace(self.frame, result=None, error=None, label="")))
 
     # ------------------------------------------------------------------ stepping
 
@@ -382,11 +399,32 @@ class MeshsimApp(App[None]):
         self._job_action(ReleaseHold, "release")
 
     def action_cancel_job(self) -> None:
-        self._job_action(Cancel, "cancel")
+        job_id = self._selected_job()
+        if job_id is None:
+            self._job_action(Cancel, "cancel")
+            return
+        self._confirm(
+            "Cancel job",
+            f"Cancel job {job_id}? It leaves the run (z undoes it).",
+            partial(self._act, Cancel(time=0.0, job_id=job_id), "cancel"),
+        )
 
     def action_fail_unit(self) -> None:
-        cell = self.query_one(MachineMap).cursor
-        self._act(commands.fail_action(self.machine, cell), "fail")
+        action = commands.fail_action(self.machine, self.query_one(MachineMap).cursor)
+        self._confirm(
+            "Fail unit",
+            f"Fail {action.unit}? The job on it is killed and the unit is down until repaired.",
+            partial(self._act, action, "fail"),
+        )
+
+    def _confirm(self, title: str, question: str, then: Any) -> None:
+        """Ask before a destructive action; ``then()`` runs only on yes."""
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        self.push_screen(ConfirmScreen(title, question), answered)
 
     def action_repair_unit(self) -> None:
         cell = self.query_one(MachineMap).cursor
@@ -398,7 +436,11 @@ class MeshsimApp(App[None]):
 
     def _reserved(self, values: dict[str, Any] | None) -> None:
         if values is not None:
-            self.send(partial(tasks.reserve, values=values), "reserve")
+            self._confirm(
+                "Drain a block",
+                f"Reserve {values['block']} for maintenance (a drain)?",
+                partial(self.send, partial(tasks.reserve, values=values), "reserve"),
+            )
 
     def action_policy(self) -> None:
         self.push_screen(commands.policy_form(self.frame), self._policy)
@@ -410,6 +452,22 @@ class MeshsimApp(App[None]):
     def set_policy(self, **changes: str) -> None:
         """Change one policy field from now on (used by the command palette)."""
         self._act(SetPolicy(time=0.0, **changes), "policy")
+
+    def action_quit(self) -> None:  # type: ignore[override]
+        """``q`` (and ``ctrl+q``): close the open dialog; on the main screen quit, asking first when
+        operator actions were taken since the scenario was last saved."""
+        if isinstance(self.screen, ModalScreen):
+            self.screen.dismiss(None)
+            return
+        unsaved = (self.frame.actions if self.frame else 0) != self._saved_actions
+        if not unsaved:
+            self.exit()
+            return
+        self._confirm(
+            "Quit",
+            "Operator actions are not saved (ctrl+s saves the scenario). Quit anyway?",
+            self.exit,
+        )
 
     def action_undo(self) -> None:
         self.send(Session.undo, "undo")

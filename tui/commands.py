@@ -26,6 +26,7 @@ from meshsim.engine.session import JobDetails
 from meshsim.engine.units import UnitInfo, unit_name
 from meshsim.tui.driver import Frame
 from meshsim.tui.format import clock, duration, number, shape_text
+from meshsim.tui.keys import key_sections
 from meshsim.tui.screens.form import FormScreen
 from meshsim.tui.screens.report import ReportScreen
 from meshsim.tui.tasks import WhatIf, WhatIfResult
@@ -270,15 +271,16 @@ def what_if_report(result: WhatIfResult) -> ReportScreen:
 
 
 def help_screen(app: MeshsimApp) -> ReportScreen:
+    """Every key, generated from the bindings (:func:`meshsim.tui.keys.key_sections`)."""
     table = Table(title="keys (also in the command palette, ctrl+p)")
     table.add_column("key")
     table.add_column("action")
     table.add_column("what it does")
-    for binding in app.BINDINGS:
-        if isinstance(binding, tuple):
-            continue
-        key = app.get_key_display(binding)
-        table.add_row(key, binding.description, binding.tooltip)
+    for section in key_sections(app.BINDINGS):
+        table.add_section()
+        table.add_row(Text(section.title, style="bold"), "", "")
+        for key in section.keys:
+            table.add_row(key.display, key.action, key.does)
     return ReportScreen("Help", table)
 
 

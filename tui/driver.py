@@ -42,6 +42,11 @@ METRICS_EVERY = 0.5
 """Wall seconds between two computations of the result metrics in live mode (about 3 ms each on a
 10,000-job Intrepid month); paused frames always carry fresh ones."""
 
+DEFAULT_SPEED = 3600.0
+"""The live speed the console starts at: one simulated hour per wall second, so a month-long trace
+runs in about twelve minutes and the map visibly changes from frame to frame (at ``max`` the whole
+month passed in about a second and a new operator never saw the live view)."""
+
 
 @dataclass(frozen=True)
 class Live:
@@ -64,6 +69,9 @@ class Frame:
     result: Any = None
     error: str | None = None
     label: str = ""
+    actions: int = 0
+    """Operator actions in the session's log (the console asks before quitting with unsaved
+    ones)."""
 
     @property
     def answers(self) -> bool:
@@ -92,7 +100,7 @@ class Driver:
         self.frame_seconds = 1.0 / fps
         self.reasons = reasons
         self.live = False
-        self.speed = math.inf
+        self.speed = DEFAULT_SPEED
         self._anchor = (0.0, 0.0)
         self._deadline = 0.0
         self._last = (0.0, 0)
@@ -141,6 +149,7 @@ class Driver:
             result,
             error,
             label,
+            len(self.session.sim.logged_actions()),
         )
 
     def publish(self, result: Any = None, error: str | None = None, label: str = "") -> None:

@@ -11,9 +11,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.outputs import write_text
 from meshsim.engine.runcase import RunOptions
+from meshsim.engine.writing import Target, check_targets, write_file
 from meshsim.tui.app import MeshsimApp, make_app
 
 SCREENSHOT_SIZE = (160, 50)
@@ -38,7 +37,6 @@ def save_screenshot(
 ) -> None:
     """Draw the console on ``options`` (or ``scenario``) headless at ``event`` and write its SVG
     to ``path`` (atomically; a missing folder is refused before the console starts)."""
-    if not path.parent.is_dir():
-        raise MeshsimError(f"--screenshot {path}: folder {path.parent} does not exist")
+    check_targets([Target("--screenshot", path)])
     app = make_app(options, scenario=scenario, event=event)
-    write_text(path, asyncio.run(_capture(app, size)))
+    write_file(path, asyncio.run(_capture(app, size)))

@@ -6,26 +6,19 @@ The tables and where they come from:
 - ``run-options``: :class:`~meshsim.engine.runcase.RunOptions` (names, types, defaults), the help
   of ``meshsim run``'s options (meaning, ranges) and the registries (valid names).
 - ``result-json``: the result JSON of a small run on the bundled excerpt (keys, JSON types).
-- ``scenario`` and ``actions``: the keys :mod:`meshsim.engine.scenario` reads and the fields of
-  each registered operator action.
-- ``machine-toml``, ``workload-toml``, ``sweep-spec``: every key the loaders read, recorded while
-  they load every bundled machine, workload and experiment spec through
-  :class:`~meshsim.engine.toml_table.Table` (type, default, allowed names, minimum, files).
+- ``actions``: the fields of each registered operator action.
+- ``scenario``, ``machine-toml``, ``workload-toml``, ``sweep-spec``: every key of the format, from
+  the rules the validators read (:mod:`meshsim.engine.validation.formats`): type, default, range
+  or valid names, section.
 - ``console-keys``: the console's key bindings.
-
-The format rules are recorded from the loaders until they are data of their own (issue 19); then
-:func:`toml_keys` reads those rules instead, and nothing else here changes.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import MISSING, fields
-from functools import partial
-from pathlib import Path
 from typing import Any
 
 GENERATED = re.compile(r"^<!-- generated: (?P<name>[\w-]+) -->$", re.M)
@@ -177,19 +170,6 @@ def result_json() -> str:
 # ---------------------------------------------------------------------- scenario files
 
 
-def scenario() -> str:
-    from meshsim.engine.scenario import _KEYS, SCHEMA
-
-    meaning = {
-        "schema": f"always {code(SCHEMA)}",
-        "name": "a name for the scenario (string)",
-        "options": "the run options that differ from their defaults, by scenario key (above)",
-        "position": "the event number the console was at (integer ≥ 0)",
-        "actions": "the action log: objects with an `action` name, its fields and `after_event`",
-    }
-    return table(("key", "holds"), [(code(k), meaning[k]) for k in _KEYS])
-
-
 def actions() -> str:
     from meshsim.engine.actions import ACTIONS
 
@@ -205,138 +185,56 @@ def actions() -> str:
     return table(("action", "fields", "does"), rows)
 
 
-# ---------------------------------------------------------------------- TOML files
+# ---------------------------------------------------------------------- file formats
 
 
-class _Key:
-    """What a loader asked for one key, over every file it read."""
-
-    def __init__(self) -> None:
-        self.kinds: set[str] = set()
-        self.defaults: set[str] = set()
-        self.limits: set[str] = set()
-        self.files: set[str] = set()
-
-
-@contextmanager
-def _recording(keys: dict[str, _Key]) -> Iterator[None]:
-    """Record every typed read through :class:`Table` while the block runs."""
-    from meshsim.engine import toml_table
-
-    cls = toml_table.Table
-    kinds = {
-        "str": "string",
-        "int": "integer",
-        "float": "number",
-        "bool": "boolean",
-        "int_list": "list of integers",
-        "float_list": "list of numbers",
-        "str_list": "list of strings",
-        "raw": "any",
-        "table": "table",
-        "tables": "array of tables",
-    }
-    originals = {name: getattr(cls, name) for name in kinds}
-
-    def wrap(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
-        def recorded(self: Any, key: str, *args: Any, **kwargs: Any) -> Any:
-            dotted = re.sub(r"\[\d+\]", "[]", self.key(key))
-            entry = keys.setdefault(dotted, _Key())
-            entry.kinds.add(kinds[name])
-            entry.files.add(Path(self.source).name)
-            default = args[0] if args else kwargs.get("default", toml_table._MISSING)
-            if name in ("table", "tables"):
-                default = toml_table._MISSING if kwargs.get("required") else "empty"
-            if default is toml_table._MISSING:
-                entry.defaults.add("required")
-            elif default is None or default == "empty":
-                entry.defaults.add("optional")
-            else:
-                entry.defaults.add(repr(default))
-            if kwargs.get("choices"):
-                entry.limits.add("one of " + ", ".join(kwargs["choices"]))
-            if kwargs.get("minimum") is not None:
-                entry.limits.add(f"≥ {kwargs['minimum']}")
-            return original(self, key, *args, **kwargs)
-
-        return recorded
-
-    for name, original in originals.items():
-        setattr(cls, name, wrap(name, original))
-    try:
-        yield
-    finally:
-        for name, original in originals.items():
-            setattr(cls, name, original)
+def _prefix(section: str) -> str:
+    """How a section's keys are written dotted: ``[[nqs.queues]]`` holds ``nqs.queues[].KEY``,
+    ``[topology] mesh`` holds ``topology.KEY``, a scenario's ``options`` ``options.KEY``."""
+    if section.startswith("[["):
+        return section[2 : section.index("]]")] + "[]."
+    if section.startswith("["):
+        return section[1 : section.index("]")] + "."
+    if section == "options":
+        return "options."
+    return ""
 
 
-def toml_keys(reads: list[Callable[[], Any]], options_in: tuple[str, ...] = ()) -> str:
-    """The keys the ``reads`` read (each loads one file), as a table; the keys inside the tables
-    ``options_in`` are run options (their own table) and are left out."""
-    keys: dict[str, _Key] = {}
-    with _recording(keys):
-        for read in reads:
-            read()
+def rules_table(name: str, skip: tuple[str, ...] = ()) -> str:
+    """Every key of format ``name`` as the validators read it
+    (:func:`meshsim.engine.validation.formats.formats`): the same rules, so the page cannot drift
+    from what is checked. Sections named in ``skip`` are left out."""
+    from meshsim.engine.validation.formats import formats
+
+    (chosen,) = [f for f in formats() if f.name == name]
     rows = []
-    for dotted in sorted(keys):
-        if dotted.startswith(tuple(f"{name}." for name in options_in)):
+    listed = {r.key for s in chosen.sections if s.name.startswith("top level") for r in s.rules}
+    for section in chosen.sections:
+        if section.name in skip:
             continue
-        k = keys[dotted]
-        files = sorted(k.files)
-        shown = ", ".join(files[:4]) + (f" and {len(files) - 4} more" if len(files) > 4 else "")
-        rows.append(
-            (
-                code(dotted),
-                " or ".join(sorted(k.kinds)),
-                " / ".join(sorted(k.defaults)),
-                "; ".join(sorted(k.limits)),
-                shown,
+        if section.name.startswith("[") and not section.name.startswith("[["):
+            table_name = section.name[1 : section.name.index("]")]
+            if "." not in table_name and table_name not in listed:
+                listed.add(table_name)
+                rows.append((code(table_name), "table", "", "", section.name, section.doc))
+        for rule in section.rules:
+            d = rule.describe()
+            allowed = d["range"] or (("one of " + ", ".join(d["names"])) if d["names"] else "")
+            default = d["default"]
+            shown = (
+                "required" if default == "required" else ("" if default is None else repr(default))
             )
-        )
-    return table(("key", "type", "default", "allowed", "read in"), rows)
-
-
-def _machine_reads() -> list[Callable[[], Any]]:
-    from meshsim.engine.machines import bundled_machines, load_machine
-
-    return [partial(load_machine, name) for name in bundled_machines()]
-
-
-WORKLOAD_MACHINES = {
-    "intrepid-month.toml": "intrepid",
-    "ipsc860-synthetic.toml": "ipsc860",
-    "mache-io.toml": "paragon-io",
-    "mesh32-decreasing.toml": "mesh32",
-    "mesh32-uniform.toml": "mesh32",
-    "paragon-sdsc-synthetic.toml": "paragon-sdsc",
-    "mesh-sides-uniform-decreasing.toml": "mesh32",
-    "mesh-sides-uniform.toml": "mesh32",
-}
-"""The machine each bundled workload file is generated on for the table (a bundled workload not
-listed here stops the build, so none is left out)."""
-
-
-def _workload_reads() -> list[Callable[[], Any]]:
-    from meshsim.engine.bundled import bundled_folder
-    from meshsim.engine.generators import load_workload
-    from meshsim.engine.machines import load_machine
-
-    files = [
-        *sorted(bundled_folder("meshsim.traces").glob("*.toml")),
-        *sorted((bundled_folder("meshsim.experiments") / "workloads").glob("*.toml")),
-    ]
-    reads: list[Callable[[], Any]] = []
-    for path in files:
-        if path.name not in WORKLOAD_MACHINES:
-            raise ValueError(f"{path.name}: add it to WORKLOAD_MACHINES in docs/hooks")
-        reads.append(partial(load_workload, str(path), load_machine(WORKLOAD_MACHINES[path.name])))
-    return reads
-
-
-def _spec_reads() -> list[Callable[[], Any]]:
-    from meshsim.engine.experiments.reproduce import experiment_names, load_experiment
-
-    return [partial(load_experiment, name) for name in experiment_names()]
+            rows.append(
+                (
+                    code(_prefix(section.name) + rule.key),
+                    d["type"],
+                    shown,
+                    allowed,
+                    section.name,
+                    d["doc"] or "",
+                )
+            )
+    return table(("key", "type", "default", "allowed", "section", "note"), rows)
 
 
 # ---------------------------------------------------------------------- console keys
@@ -344,27 +242,24 @@ def _spec_reads() -> list[Callable[[], Any]]:
 
 def console_keys() -> str:
     from meshsim.tui.app import MeshsimApp
+    from meshsim.tui.keys import key_sections
 
     rows = []
-    from textual.keys import format_key
-
-    for binding in MeshsimApp.BINDINGS:
-        keys = ", ".join(code(format_key(k)) for k in binding.key.split(","))  # type: ignore[union-attr]
-        rows.append((keys, binding.description, binding.tooltip))  # type: ignore[union-attr]
+    for section in key_sections(MeshsimApp.BINDINGS):
+        rows.append(("", f"**{section.title}**", ""))
+        for key in section.keys:
+            rows.append((", ".join(code(k) for k in key.display.split(", ")), key.action, key.does))
     return table(("key", "action", "what it does"), rows)
 
 
 TABLES: dict[str, Callable[[], str]] = {
     "run-options": run_options,
     "result-json": result_json,
-    "scenario": scenario,
+    "scenario": lambda: rules_table("scenario file", skip=("options",)),
     "actions": actions,
-    "machine-toml": lambda: toml_keys(_machine_reads()),
-    "workload-toml": lambda: toml_keys(_workload_reads()),
-    "sweep-spec": lambda: toml_keys(
-        _spec_reads(),
-        ("base", "grid", "variant[]", "exclude[]", "compare[].where", "sweep.baseline"),
-    ),
+    "machine-toml": lambda: rules_table("machine file"),
+    "workload-toml": lambda: rules_table("workload file"),
+    "sweep-spec": lambda: rules_table("sweep spec") + "\n\n" + rules_table("experiment file"),
     "console-keys": console_keys,
 }
 """Every table a page may ask for, by marker name."""

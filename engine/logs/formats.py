@@ -100,9 +100,10 @@ def read_log(path: Path, fmt: str, options: LogOptions) -> LogRead:
 def _head(path: Path) -> tuple[list[str], list[int]]:
     """The first non-comment lines of a file and their numbers."""
     from meshsim.engine.logs.values import is_comment
+    from meshsim.engine.validation.text import open_for_reading
 
     try:
-        with path.open("rb") as fh:
+        with open_for_reading(path) as fh:
             raw = fh.read(SNIFF_BYTES)
             if raw[:2] == b"\x1f\x8b":
                 fh.seek(0)

@@ -12,7 +12,6 @@ records."""
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections.abc import Iterator
 from datetime import datetime, tzinfo
@@ -177,16 +176,12 @@ def log_files(path: Path) -> list[Path]:
 
 
 def log_text(path: Path) -> str:
-    """A log file's text (gzip read directly; bytes that are not UTF-8 read as Latin-1)."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise MeshsimError(f"{path}: cannot read ({exc.strerror})") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise MeshsimError(f"{path}: broken gzip data ({exc})") from None
+    """A log file's text (gzip read directly; bytes that are not UTF-8 read as Latin-1), read as
+    every input is (:func:`meshsim.engine.validation.text.read_bytes`: capped, and a FIFO nobody
+    writes reads as empty)."""
+    from meshsim.engine.validation.text import read_bytes
+
+    raw = read_bytes(path)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -23,7 +23,7 @@ def read_bytes(path: Path) -> bytes | bytearray:
     the input limit."""
     limit = INPUT_BYTES.value()
     try:
-        with _open_for_reading(path) as fh:
+        with open_for_reading(path) as fh:
             raw = _read_at_most(fh, limit + 1)
     except FileNotFoundError:
         raise MeshsimError(f"{path}: no such file") from None
@@ -38,7 +38,7 @@ def read_bytes(path: Path) -> bytes | bytearray:
     return raw
 
 
-def _open_for_reading(path: Path) -> BinaryIO:
+def open_for_reading(path: Path) -> BinaryIO:
     """Open ``path`` without waiting for a writer: a FIFO nobody writes to reads as empty instead
     of blocking forever (the descriptor is made blocking again once open, so a FIFO that is being
     written is read to its end)."""

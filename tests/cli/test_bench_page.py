@@ -46,7 +46,7 @@ def test_markdown_into_a_missing_folder_is_one_error_line_and_runs_nothing(tmp_p
     done = meshsim("bench", "contention-50", "--markdown", str(page))
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
-        f"error: --markdown {page}: folder {page.parent} does not exist"
+        f"error: --markdown {page}: the folder {page.parent} does not exist"
     ]
     assert "contention-50" not in done.stdout and not page.parent.exists()
 

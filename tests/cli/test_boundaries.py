@@ -316,7 +316,12 @@ CASES = [
         prepare=_bomb,
         env={"MESHSIM_MAX_INPUT_BYTES": "1000000"},
     ),
-    Case("swf-is-a-folder", ("trace", "info", "{d}/sub"), "is a directory", prepare=_folder("sub")),
+    Case(
+        "swf-is-a-folder",
+        ("trace", "info", "{d}/sub"),
+        "sub: the folder holds no log files",  # a folder is read as PBS daily files
+        prepare=_folder("sub"),
+    ),
     Case("swf-missing", ("run", "--workload", "{d}/nope.swf"), "nope.swf: no such file"),
     # --- TOML files: decoding, types, ranges, names, limits, defaults as run uses them
     Case(

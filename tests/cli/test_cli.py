@@ -1,6 +1,7 @@
 """The command line: runs, outputs, determinism, listings, and one-line errors on bad input."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -244,3 +245,37 @@ def test_nqs_report_on_the_paragon(tmp_path):
     rows = (tmp_path / "tables" / "table5.csv").read_text().splitlines()
     assert rows[0] == "queue,jobs,usage %,avg wait (h),avg execution (h),expansion factor"
     assert any(r.startswith("q64l,") for r in rows)
+
+
+def test_tui_takes_every_simulation_option_run_takes():
+    """Issue 22: the BG/L reproduction (``--runtime-scale 1.5 --migrate``) must open in the console,
+    so ``tui`` shares ``run``'s one definition of every simulation option."""
+    from dataclasses import fields
+
+    import typer.main
+
+    from meshsim.cli.run import run
+    from meshsim.cli.tui import tui
+    from meshsim.engine.runcase import RunOptions
+
+    def parameters(command) -> set[str]:  # type: ignore[no-untyped-def]
+        app = typer.Typer()
+        app.command()(command)
+        return {p.name for p in typer.main.get_command(app).params}
+
+    wanted = {f.name for f in fields(RunOptions)}
+    assert wanted <= parameters(run)
+    assert wanted <= parameters(tui)
+
+
+def test_machines_list_says_which_machines_need_a_workload():
+    done = subprocess.run(
+        [sys.executable, "-m", "meshsim", "machines", "list"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert done.returncode == 0, done.stderr
+    rows = {line.split("│")[1].strip(): line for line in done.stdout.splitlines() if "│" in line}
+    assert "give --workload" in rows["bgl"] and "give --workload" in rows["tflops"]
+    assert "bundled" in rows["intrepid"]

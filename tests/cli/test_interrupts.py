@@ -97,7 +97,7 @@ def test_interrupted_trace_convert_writes_nothing(tmp_path, monkeypatch, capsys,
     before = snapshot(tmp_path)
     argv = ["trace", "convert", str(DATA / "tiny.swf"), str(tmp_path / "cut.swf")]
     code, lines = _interrupted(
-        monkeypatch, capsys, meshsim.cli.trace, "read_swf", signal.SIGINT, argv
+        monkeypatch, capsys, meshsim.cli.trace, "read_trace", signal.SIGINT, argv
     )
     assert code == 130
     assert lines == [

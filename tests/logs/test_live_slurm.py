@@ -36,7 +36,7 @@ from meshsim.engine.swf import read_swf
 from tests.conftest import SHARED_TRACES, require_trace
 from tests.logs.slurm_cluster import SlurmCluster, missing_tools
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.live]
 
 TRACE = SHARED_TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz"
 FIRST = 2000

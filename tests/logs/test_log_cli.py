@@ -159,7 +159,7 @@ def test_a_file_that_is_no_format_names_its_line_and_replaces_nothing(tmp_path):
     assert done.stderr.startswith(f"error: {notes} line 3: not a known trace or log format")
     assert len(done.stderr.strip().splitlines()) == 1
     assert out.read_text() == "keep me\n"
-    done = meshsim("trace", "convert", str(notes), str(notes), "--from", "jobcomp", "--lenient")
+    done = meshsim("trace", "convert", str(notes), str(out), "--from", "jobcomp", "--lenient")
     assert done.returncode != 0 and "no jobs in 1 records (1 malformed line)" in done.stderr
 
 
@@ -167,7 +167,7 @@ def test_convert_never_writes_over_its_input(tmp_path):
     log = tmp_path / "log.origin.csv"
     log.write_bytes((LOGS / "slurm-jobcomp.txt").read_bytes())
     done = meshsim("trace", "convert", str(log), str(tmp_path / "log.swf"), "--from", "jobcomp")
-    assert done.returncode != 0 and "is the input" in done.stderr
+    assert done.returncode != 0 and "an output never replaces an input" in done.stderr
     assert log.read_bytes() == (LOGS / "slurm-jobcomp.txt").read_bytes()
     assert not (tmp_path / "log.swf").exists()
 

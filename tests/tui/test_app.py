@@ -24,6 +24,7 @@ from meshsim.engine.runcase import RunOptions
 from meshsim.engine.session import Session
 from meshsim.tui.app import FrameReady, MeshsimApp, make_app
 from meshsim.tui.driver import Frame
+from meshsim.tui.screens.confirm import ConfirmScreen
 from meshsim.tui.screens.form import FormScreen
 from meshsim.tui.screens.report import ReportScreen
 from meshsim.tui.widgets.event_log import EventLog
@@ -190,6 +191,8 @@ async def test_hold_release_cancel_and_undo_go_through_the_action_log() -> None:
         await pilot.pause()
         target = queue.selected
         await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
         await until(
             pilot, lambda: target.index not in {j.index for j in app.frame.snapshot.waiting}
         )
@@ -221,6 +224,13 @@ async def test_fail_and_repair_the_unit_under_the_map_cursor() -> None:
         game_map.cursor = 7
         await pilot.pause()
         await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+        assert await ask(pilot, app, attrgetter("actions")) == (), "no is no action"
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
         await until(pilot, lambda: int(app.frame.snapshot.owners[7]) == DOWN)
         await pilot.press("i")
         await until(pilot, lambda: isinstance(app.screen, ReportScreen))
@@ -236,6 +246,8 @@ async def test_reserve_a_block_and_change_policy_from_now_on() -> None:
         await until(pilot, lambda: app.frame is not None)
         await pilot.press("R")
         await fill(pilot, app, {"block": "0,0 2x2", "start": "0", "length": "1h"})
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
         await until(pilot, lambda: app.frame.label == "reserve")
         assert (await ask(pilot, app, attrgetter("actions")))[-1].action.kind == "reserve"
         await pilot.press("p")
@@ -274,6 +286,77 @@ async def test_help_lists_every_binding_and_tabs_cycle() -> None:
         await pilot.press("n")
         await until(pilot, lambda: event(app) == 1)
         assert any(line.startswith("#1 ") for line in app.query_one(EventLog).lines())
+
+
+async def test_q_closes_every_dialog_and_never_quits_from_one() -> None:
+    """Issue 22: ``q`` inside Help, an inspector or the what-if table quit the whole console."""
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        for key in ("question_mark", "f1", "i"):
+            if key == "i":
+                app.query_one(MachineMap).focus()
+                await pilot.pause()
+            await pilot.press(key)
+            await until(pilot, lambda: isinstance(app.screen, ReportScreen))
+            await pilot.press("q")
+            await until(pilot, lambda: not isinstance(app.screen, ReportScreen))
+            assert app.is_running, f"q after {key} closed the dialog only"
+        await pilot.press("g")
+        await until(pilot, lambda: isinstance(app.screen, FormScreen))
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.screen.query_one("#field-target").value == "q", "a focused input takes q"
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, FormScreen))
+        assert app.is_running
+
+
+async def test_q_asks_before_quitting_with_unsaved_actions(tmp_path: Path) -> None:
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        await pilot.press("a")
+        await fill(pilot, app, {"size": "3", "runtime": "2m", "estimate": ""})
+        await until(pilot, lambda: app.frame.label == "submit" and app.frame.actions == 1)
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "not saved" in str(app.screen.query_one("#confirm-question").render())
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+        assert app.is_running
+        await pilot.press("ctrl+s")
+        await fill(pilot, app, {"path": str(tmp_path / "s.json")})
+        await until(pilot, lambda: app.frame.label == "saved")
+        await pilot.press("q")
+        await until(pilot, lambda: not app.is_running)
+
+
+async def test_a_tab_switch_never_shows_a_result_again() -> None:
+    """Issue 22: switching tabs, or ``t``, re-opened the dialog just closed."""
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        await pilot.press("slash")
+        await fill(pilot, app, {"job": "1"})
+        await until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ReportScreen))
+        for _ in range(3):
+            await pilot.press("t")
+            await pilot.pause(0.2)
+            assert not isinstance(app.screen, ReportScreen)
+
+
+async def test_live_starts_at_a_watchable_speed() -> None:
+    app = make_app(MESH)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        assert app.frame.speed == 3600.0
+        assert "speed ×3600" in str(app.query_one("#status").render())
+        await pilot.press("space")
+        await until(pilot, lambda: app.frame.label == "" and app.frame.snapshot.time > 0)
+        assert app.frame.speed == 3600.0
 
 
 async def test_saved_scenario_replays_headless_to_the_consoles_export(tmp_path: Path) -> None:

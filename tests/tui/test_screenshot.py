@@ -41,7 +41,7 @@ def test_screenshot_into_a_missing_folder_is_one_error_line(tmp_path: Path) -> N
     done = meshsim("tui", "--screenshot", str(target))
     assert done.returncode == 1 and not target.parent.exists()
     assert done.stderr.strip().splitlines() == [
-        f"error: --screenshot {target}: folder {target.parent} does not exist"
+        f"error: --screenshot {target}: the folder {target.parent} does not exist"
     ]
 
 

@@ -1,4 +1,5 @@
-"""A modal form: labelled inputs, ``enter`` to accept, ``escape`` to cancel.
+"""A modal form: labelled inputs, ``enter`` to accept, ``escape`` (or ``q`` when no text input has
+the focus: a focused input takes ``q`` as text) to cancel.
 
 The form only collects text; the caller's ``check`` turns it into a value or raises
 :class:`~meshsim.engine.errors.MeshsimError` with a message that the form shows under the fields, so
@@ -22,7 +23,7 @@ class FormScreen(ModalScreen[Any]):
     """Ask for some values; dismiss with ``check(values)`` or None when cancelled."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="form-cancel", tooltip="Close the form")
+        Binding("escape,q", "cancel", "Cancel", id="form-cancel", tooltip="Close the form")
     ]
     DEFAULT_CSS = """
     FormScreen { align: center middle; }
