@@ -65,11 +65,18 @@ from meshsim.engine.shapes import ShapeRequest, request_for
 _UNKNOWN = Placement((), 0, "unknown")
 """Marks a question not yet answered in the current occupancy (None means "does not fit")."""
 
+PLACEMENTS_KEPT = 1 << 16
+"""How many (busy mask, request) answers :meth:`BoxAllocator.place_on` remembers; when full the
+memo is emptied (answers never depend on it, only the time to find them)."""
+
 
 class BoxAllocator(Allocator):
     """Occupancy of a mesh or torus and the search for free boxes; subclasses choose."""
 
     topologies = frozenset({"mesh", "torus"})
+    remembers = False
+    """Whether :meth:`place_on` and :meth:`find` remember their answers by busy mask: worth it
+    only where choosing costs more than hashing the mask (``max-free-box``)."""
 
     def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
         super().__init__(machine, rng, rotate=rotate)
@@ -92,6 +99,7 @@ class BoxAllocator(Allocator):
         self._by_columns = len(self.dims) == 2 and not any(self.wrap)
         self._tallest: TallestBoxes | None = None
         self._answers: dict[tuple, Placement | None] = {}
+        self._placements: dict[tuple, Placement | None] = {}
         self._fitting: set[tuple] = set()
         self._not_fitting: set[tuple] = set()
 
@@ -255,14 +263,20 @@ class BoxAllocator(Allocator):
         request, boxes = self.boxes_for(job)
         answer = None
         if request.volume <= self._free:
-            candidates = []
-            for box in boxes:
-                mask = self._free_mask(box) if self._fits_box(box) else None
-                if mask is not None:
-                    candidates.append((box, mask))
-            if candidates:
-                box, start = self.choose(candidates, self.busy())
-                answer = self._placement(box, start, request.volume)
+            busy = self.busy()
+            memo = (busy.tobytes(), *key) if self.remembers else None
+            answer = self._placements.get(memo, _UNKNOWN)
+            if answer is _UNKNOWN:
+                answer = None
+                candidates = []
+                for box in boxes:
+                    mask = self._free_mask(box) if self._fits_box(box) else None
+                    if mask is not None:
+                        candidates.append((box, mask))
+                if candidates:
+                    box, start = self.choose(candidates, busy)
+                    answer = self._placement(box, start, request.volume)
+                self._remember(memo, answer)
         self._answers[key] = answer
         (self._not_fitting if answer is None else self._fitting).add(key)
         return answer
@@ -304,12 +318,22 @@ class BoxAllocator(Allocator):
     ) -> Placement | None:
         """Where ``job`` would go on an explicit busy mask (for planning and migration); ``table``
         is the mask's :func:`summed_table` and ``free`` its count of free cells when the caller
-        keeps them."""
+        keeps them.
+
+        The answer is a function of the busy mask and the job's (size, shape) alone (``choose``
+        reads nothing else), so it is remembered on exactly those: a migration re-pack places the
+        running jobs largest first into the same withdrawn cells again and again (seed 002 §2),
+        and each step of it asks what an earlier re-pack already asked. :meth:`find` shares the
+        memo, since it answers the same question on the current occupancy."""
         request, boxes = self.boxes_for(job)
         if free is None:
             free = busy.size - int(busy.sum())
         if request.volume > free:
             return None
+        memo = (busy.tobytes(), job.size, job.shape) if self.remembers else None
+        answer = self._placements.get(memo, _UNKNOWN)
+        if answer is not _UNKNOWN:
+            return answer
         if table is None:
             table = summed_table(busy, self.wrap)
         candidates = []
@@ -317,9 +341,19 @@ class BoxAllocator(Allocator):
             mask = window_sums(table, self.dims, box, self.wrap) == 0
             if mask.any():
                 candidates.append((box, mask))
-        if not candidates:
-            return None
-        return self.place_among(job, candidates, busy)
+        answer = self.place_among(job, candidates, busy) if candidates else None
+        self._remember(memo, answer)
+        return answer
+
+    def _remember(self, memo: tuple, answer: Placement | None) -> None:
+        """Keep ``answer`` for the (busy mask, size, shape) ``memo`` (None: not remembered); the
+        memo holds at most :data:`PLACEMENTS_KEPT` answers."""
+        if memo is None:
+            return
+        placements = self._placements
+        if len(placements) >= PLACEMENTS_KEPT:
+            placements.clear()
+        placements[memo] = answer
 
     def place_among(
         self, job: Job, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
@@ -495,7 +529,11 @@ class MaxFreeBox(BoxAllocator):
     """Leave the largest free box (Krevat et al., seed 002 §2)."""
 
     name = "max-free-box"
-    complexity = "O(cells) per candidate box, plus O(shapes x cells) to rank positions"
+    complexity = (
+        "O(cells) per candidate box, plus O(shapes x cells) to rank positions; "
+        "O(cells) for a busy mask and request already answered"
+    )
+    remembers = True
 
     def choose(
         self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
@@ -503,9 +541,10 @@ class MaxFreeBox(BoxAllocator):
         best: tuple[int, int, int, Box, tuple[int, ...]] | None = None
         table = summed_table(busy, self.wrap)
         ceiling = self.largest_free_box(busy, table)[1]
+        free_starts: dict[Box, tuple[np.ndarray, int]] = {}
         for order, (box, mask) in enumerate(candidates):
             positions = scan_positions(mask)
-            volumes = self._remaining_largest(busy, table, ceiling, box, positions)
+            volumes = self._remaining_largest(busy, table, ceiling, box, positions, free_starts)
             k = int(np.argmax(volumes))
             if best is None or volumes[k] > best[0]:
                 best = (int(volumes[k]), order, k, box, tuple(positions[k].tolist()))
@@ -513,7 +552,13 @@ class MaxFreeBox(BoxAllocator):
         return best[3], best[4]
 
     def _remaining_largest(
-        self, busy: np.ndarray, table: np.ndarray, ceiling: int, box: Box, positions: np.ndarray
+        self,
+        busy: np.ndarray,
+        table: np.ndarray,
+        ceiling: int,
+        box: Box,
+        positions: np.ndarray,
+        free_starts: dict[Box, tuple[np.ndarray, int]],
     ) -> np.ndarray:
         """For each position of ``box``, the volume of the largest free box left after it (no more
         than ``ceiling``, the largest free box before placing it).
@@ -523,7 +568,9 @@ class MaxFreeBox(BoxAllocator):
         the free placements of the shape that overlap the position are those starting in a box of
         extents b + s - 1 around it (cyclic on wrapping axes), summed for every position at once by
         :func:`overlapping_starts`, O(cells) per shape; the position keeps one free placement
-        exactly when that count is below the shape's number of free placements."""
+        exactly when that count is below the shape's number of free placements. The free
+        placements of each shape on ``busy`` are kept in ``free_starts``, shared by the candidate
+        boxes of one choice."""
         result = np.zeros(len(positions), dtype=np.int64)
         open_ = np.ones(len(positions), dtype=bool)
         free = min(busy.size - int(busy.sum()) - int(np.prod(box)), ceiling)
@@ -533,8 +580,11 @@ class MaxFreeBox(BoxAllocator):
                 break
             if volume > free:
                 continue
-            starts = window_sums(table, self.dims, shape, self.wrap) == 0
-            total = int(starts.sum())
+            known = free_starts.get(shape)
+            if known is None:
+                starts = window_sums(table, self.dims, shape, self.wrap) == 0
+                known = free_starts[shape] = (starts, int(starts.sum()))
+            starts, total = known
             if total == 0:
                 continue
             counts = overlapping_starts(starts, self.dims, box, shape, self.wrap)
