@@ -64,6 +64,21 @@ CASES: list[GoldenCase] = [
     GoldenCase(
         "flat-tiny-easy", {"machine": "flat:4", "workload": f"{DATA}/tiny.swf", "backfill": "easy"}
     ),
+    # EASY with a job without an estimate beside a head reserved for now (a node-count machine, and
+    # the planner of a mesh).
+    GoldenCase(
+        "flat-zero-estimate-easy",
+        {"machine": "flat:4", "workload": f"{INPUTS}/zero-estimate.swf", "backfill": "easy"},
+    ),
+    GoldenCase(
+        "line4-zero-estimate-easy",
+        {
+            "machine": f"{DATA}/line4.toml",
+            "workload": f"{INPUTS}/zero-estimate.swf",
+            "alloc": "first-fit",
+            "backfill": "easy",
+        },
+    ),
     GoldenCase(
         "ipsc860-easy",
         {
