@@ -5,14 +5,14 @@ encodes DESIGN.md's order at one instant: all job completions, then operator act
 ties inside a kind are broken by job index (which follows job number) or, for actions, by the order
 they were applied. Arrivals, which come already ordered by (submit time, job number) from the
 workload, are not put on the calendar: the simulation merges them in after every calendar event of
-their instant (:meth:`meshsim.engine.simulation.Simulation._advance`). The one scheduling pass of an
+their instant (:meth:`meshsim.engine.kernel.loop.EventLoop.advance`). The one scheduling pass of an
 instant runs when its last event has been processed, inside the step that closed the instant; jobs
 of zero length started by it end at the same instant, which then closes again with another pass."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from heapq import heappush
+from heapq import heappop, heappush
 from typing import Any, NamedTuple
 
 import simpy
@@ -30,7 +30,22 @@ class Calendar(simpy.Environment):
     """The SimPy environment whose heap of :data:`Tick` entries is the calendar. Ticks are placed at
     absolute times, which avoids the rounding of ``now + (t - now)``: an event meant for time t
     happens at exactly t, so times computed as ``start + runtime`` compare equal wherever they are
-    used."""
+    used. A cancelled tick stays on the heap, its sequence number in ``stale``, until
+    :meth:`drop_stale` takes it off the top unprocessed."""
+
+    def __init__(self, initial_time: float = 0) -> None:
+        super().__init__(initial_time)
+        self.stale: set[int] = set()
+
+    def cancel(self, tick: Tick) -> None:
+        """Cancel ``tick`` (still on the calendar): it will be dropped unseen."""
+        self.stale.add(tick[2])
+
+    def drop_stale(self) -> None:
+        """Pop the cancelled ticks at the top of the calendar."""
+        queue, stale = self._queue, self.stale
+        while queue and queue[0][2] in stale:
+            stale.remove(heappop(queue)[2])
 
 
 Tick = tuple[float, int, int, Callable[[Any], None], Any]

@@ -20,9 +20,10 @@ from meshsim.engine.errors import MeshsimError
 from meshsim.engine.events import EventRecord
 from meshsim.engine.experiments.stats import relative_gain
 from meshsim.engine.jobs import Job
+from meshsim.engine.kernel.records import Snapshot
 from meshsim.engine.machines import Machine
 from meshsim.engine.runcase import RunOptions, load_inputs
-from meshsim.engine.simulation import Simulation, Snapshot
+from meshsim.engine.simulation import Simulation
 from meshsim.engine.workload import Workload
 
 RECENT = 200

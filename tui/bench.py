@@ -343,7 +343,7 @@ async def _frame_times(session: Any) -> tuple[dict[str, dict[str, float]], float
 )
 def console_frame() -> dict[str, Any]:
     session = waiting_session()
-    waiting = len(session.sim.queue)
+    waiting = len(session.sim.scheduler.queue)
     parts, first = asyncio.run(_frame_times(session))
     worst = max(parts, key=lambda tab: parts[tab]["total"])
     figures = [

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from meshsim.engine.errors import MeshsimError
+from meshsim.engine.kernel.records import Snapshot
 from meshsim.engine.session import Session
-from meshsim.engine.simulation import Snapshot
 
 Command = Callable[[Session], Any]
 """Work for the engine worker: it gets the session; what it returns goes back in the frame. The

@@ -59,12 +59,14 @@ from meshsim.engine.contention.dynamic import NODE_MB
 from meshsim.engine.contention.io import IOLayout
 from meshsim.engine.contention.state import contention
 from meshsim.engine.contention.traffic import JobStreams, JobTraffic, job_traffic, traffic_of
+from meshsim.engine.kernel.recorders import Recorder
 from meshsim.engine.machines import Machine
 from meshsim.engine.seeding import Stream, generator
 from meshsim.engine.workload import Workload
 
 if TYPE_CHECKING:
-    from meshsim.engine.simulation import RunningJob
+    from meshsim.engine.kernel.machine_state import MachineState
+    from meshsim.engine.kernel.records import RunningJob
 
 DISPERSAL = tuple(f.name for f in fields(Dispersal))
 """The six Ch. IV dispersal metrics, in :class:`Dispersal` order."""
@@ -114,8 +116,9 @@ class JobContention:
         )
 
 
-class ContentionObserver:
-    """Watches the running set of one simulation and measures its contention (module doc)."""
+class ContentionObserver(Recorder):
+    """Watches the running set of one simulation and measures its contention (module doc): a
+    recorder that looks at the running jobs after every event that changed their placements."""
 
     def __init__(self, machine: Machine, workload: Workload, seed: int) -> None:
         self.layout = IOLayout.from_machine(machine)
@@ -130,11 +133,18 @@ class ContentionObserver:
         self.busy_time = 0.0
         self.busy = {k: 0.0 for k in ("intra_contention", "inter_contention", *DISPERSAL)}
         self.busy_now = dict.fromkeys(self.busy, 0.0)
+        self._layout: int | None = None
 
     @staticmethod
     def applies(machine: Machine) -> bool:
         """Whether ``machine`` has I/O nodes (an ``[io]`` section), so contention is defined."""
         return "io" in machine.extras
+
+    def after_event(self, now: float, state: MachineState) -> None:
+        """Observe the running set when placements changed since the last look."""
+        if state.layout != self._layout:
+            self._layout = state.layout
+            self.observe(now, state.running)
 
     def observe(self, now: float, running: Mapping[int, RunningJob]) -> None:
         """Record the running set at ``now`` (a no-op when it did not change)."""

@@ -258,7 +258,7 @@ class EasyBackfill(Backfill):
             if nodes > free or (across and nodes > extra):
                 continue
             start_job(job, placement)
-            started.add(job.index)
+            started[job.index] = job
             idle = allocator.free_nodes
             free -= nodes
             if across:

@@ -24,11 +24,12 @@ from meshsim.engine.contention.traffic import (
 )
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.jobs import Job
+from meshsim.engine.kernel.records import RunningJob
 from meshsim.engine.machines import load_machine
 from meshsim.engine.outputs import dumps
 from meshsim.engine.policy import Policy
 from meshsim.engine.runcase import RunOptions, load_inputs, prepare, run_case
-from meshsim.engine.simulation import RunningJob, Simulation
+from meshsim.engine.simulation import Simulation
 from meshsim.engine.workload import from_columns
 
 ROOT = Path(__file__).resolve().parents[2]

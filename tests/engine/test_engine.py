@@ -87,7 +87,7 @@ def test_conservative_never_starts_later_than_first_reservation(rows):
     data = [(t, s, r, max(e, r)) for t, s, r, e in rows]  # estimates never too short
     sim = Simulation(load_machine("flat:8"), workload(data), Policy(backfill="conservative"))
     reservations: dict[int, list[float]] = {}
-    backfill = sim._backfill
+    backfill = sim.scheduler.backfill
     assert isinstance(backfill, ConservativeBackfill)
     while sim.step() is not None:
         for index, slot in backfill.slots.items():
@@ -107,7 +107,7 @@ def test_conservative_invariants_on_lublin():
     cut = w.submit < first + 7 * 86400
     rows = list(zip(w.submit[cut], w.size[cut], w.runtime[cut], w.runtime[cut] * 1.5, strict=True))
     sim = Simulation(machine, workload(rows), Policy(backfill="conservative"))
-    backfill = sim._backfill
+    backfill = sim.scheduler.backfill
     latest: dict[int, float] = {}
     while sim.step() is not None:
         for index, slot in backfill.slots.items():
@@ -255,10 +255,10 @@ def test_allocator_hooks_companion_finished_and_clock():
             return 100.0 if now < 100 else None
 
     sim = Simulation(
-        load_machine("flat:4"), workload([(0, 4, 10), (1, 2, 5), (1, 1, 5), (2, 2, 5)])
+        load_machine("flat:4"),
+        workload([(0, 4, 10), (1, 2, 5), (1, 1, 5), (2, 2, 5)]),
+        allocator_class=Pairing,
     )
-    sim.allocator = Pairing(sim.machine, sim.allocator.rng)
-    sim._configure_pass()
     records = []
     while (r := sim.step()) is not None:
         records.append(r)

@@ -275,7 +275,7 @@ def test_remembered_decisions_match_a_fresh_allocator(rows, name):
         assert fresh.usable == used.usable
         assert fresh.free_nodes == used.free_nodes
         assert (fresh.owners() == used.owners()).all()
-        for job in sim.queue.ordered(used.now):
+        for job in sim.scheduler.queue.ordered(used.now):
             assert used.find(job) == fresh.find(job)
 
 

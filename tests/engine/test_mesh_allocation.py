@@ -108,7 +108,7 @@ def test_example_2_window_walk_through():
         sim.run(until=5)
         where = {r.job.job_id: r.placement.label for r in sim.running.values()}
         assert where == {1: "(0,0) 5x1", 2: "(0,1) 3x1", 4: "(0,2) 5x2", 5: "(3,1) 2x1"}
-        assert [j.job_id for j in sim.queue.ordered(5)] == [3, 6, 7]
+        assert [j.job_id for j in sim.scheduler.queue.ordered(5)] == [3, 6, 7]
         sim.run(until=11)
         # At t=10 A and B end: a 3x2 box is free at (0, 0). With K = 4 job 5 (id 7) is outside
         # the window (jobs 1-4, two of them served) and waits; with K = 5 it starts.

@@ -136,7 +136,9 @@ def test_a_down_unit_is_never_allocated(name, alloc, data):
     m = machine(name)
     probe = simulate(name, alloc, [(0, 1, 1)])
     usable = [
-        c for c in range(unit_count(m)) if probe._occupant(c, probe.allocator.owners()) == FREE
+        c
+        for c in range(unit_count(m))
+        if probe.state.outages.occupant(c, probe.allocator.owners()) == FREE
     ]
     down = data.draw(st.lists(st.sampled_from(usable), max_size=4, unique=True), label="down")
     fail_time = data.draw(st.sampled_from([0.0, 7.0]), label="fail at")
@@ -192,7 +194,7 @@ def test_requeue_kill_and_repair(name, alloc):
         sim.run(until=49)
         assert not sim.running
         sim.run()
-        start, end = sim.start_times(), sim._finish
+        start, end = sim.start_times(), sim.ledger.finish
         metrics = sim.results().metrics
         if on_job == "requeue":
             assert metrics["requeued_jobs"] == 1

@@ -57,7 +57,7 @@ def test_moved_completions_leave_no_trace_after_the_last_end(machine):
     last_end = sim.job_table()["end"].max()
     assert sim.done
     assert sim.now == last_end
-    assert sim.integrals.last == last_end
+    assert sim.time.integrals.last == last_end
     assert sim.events == 4  # two arrivals, two ends; moved completions are not events
     assert sim.results().metrics["lost_capacity"] == pytest.approx(0.0, abs=1e-12)
 

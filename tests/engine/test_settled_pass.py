@@ -57,7 +57,7 @@ def trace(sim: Simulation) -> list[tuple]:
     seen = []
     while (record := sim.step()) is not None:
         snap = sim.snapshot(reasons=50)
-        easy = sim._backfill
+        easy = sim.scheduler.backfill
         head = getattr(easy, "head", None)
         slot = getattr(easy, "slot", None)
         reserved = None if head is None or slot is None else (head.job_id, slot.start)

@@ -10,10 +10,11 @@ import pytest
 from textual.app import App, ComposeResult
 
 from meshsim.engine.allocation import DOWN, FREE, RESERVED
+from meshsim.engine.kernel.records import Snapshot
 from meshsim.engine.machines import Machine, load_machine
 from meshsim.engine.policy import Policy
 from meshsim.engine.runcase import RunOptions, load_inputs
-from meshsim.engine.simulation import Simulation, Snapshot
+from meshsim.engine.simulation import Simulation
 from meshsim.engine.units import unit_count
 from meshsim.engine.workload import from_columns
 from meshsim.tui.widgets.machine_map import MachineMap, unit_label

@@ -9,9 +9,10 @@ from textual.app import App, ComposeResult
 
 from meshsim.engine.allocation import Placement
 from meshsim.engine.jobs import Job
+from meshsim.engine.kernel.records import FinishedJob, RunningJob, Snapshot
 from meshsim.engine.machines import load_machine
 from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import FinishedJob, RunningJob, Simulation, Snapshot
+from meshsim.engine.simulation import Simulation
 from meshsim.engine.workload import from_columns
 from meshsim.tui.widgets.timeline import LABEL, Timeline, bars, columns, ticks
 

@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from meshsim.engine.events import EventRecord
-from meshsim.engine.simulation import Snapshot
+from meshsim.engine.kernel.records import Snapshot
 from meshsim.tui.format import clock
 
 

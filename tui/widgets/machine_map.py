@@ -26,8 +26,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from meshsim.engine.allocation import DOWN, FREE, RESERVED
+from meshsim.engine.kernel.records import Snapshot
 from meshsim.engine.machines import Machine
-from meshsim.engine.simulation import Snapshot
 from meshsim.engine.units import unit_count
 from meshsim.tui.jobstyle import DOWN_GLYPH, FREE_GLYPH, RESERVED_GLYPH, job_color, job_letter
 from meshsim.tui.widgets.map_layout import Join, Layout, Span, Text, build_layout, slot_owners

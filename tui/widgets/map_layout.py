@@ -32,8 +32,8 @@ import numpy as np
 
 from meshsim.engine.allocation import FREE
 from meshsim.engine.contention.io import io_rows
+from meshsim.engine.kernel.records import Snapshot
 from meshsim.engine.machines import Machine
-from meshsim.engine.simulation import Snapshot
 
 FLAT_SLOTS = 4096
 """Most slots a flat machine is drawn with; beyond, one slot stands for several nodes."""
