@@ -124,7 +124,8 @@ class MachineState:
             self.model.finish(job, now)
             self.model_dirty = True
         self.allocator.release(job, placement)
-        self.outages.drain()
+        if self.outages.draining:
+            self.outages.drain()
         expected = start + job.estimate
         nodes = placement.nodes
         ends = self.ends

@@ -242,7 +242,10 @@ class EventLog(Recorder):
         self.record(EventRecord(self.clock.events, now, "start", job.job_id, placement.label))
 
     def ended(self, running: RunningJob, now: float, killed: bool) -> None:
-        self.emit("killed" if killed else "end", running.job.job_id)
+        kind, job_id = "killed" if killed else "end", running[0].job_id
+        self.last = (kind, job_id, "")  # what emit does, without a second call per job
+        if self.listening:
+            self.record(EventRecord(self.clock.events + 1, now, kind, job_id, ""))
 
     def record(self, record: EventRecord) -> None:
         if self.log is not None:
