@@ -11,7 +11,6 @@ from rich.table import Table
 from meshsim.cli.output import error_line, out
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.machines import bundled_machines, load_machine
-from meshsim.engine.pictures import PICTURES
 
 machines_app = typer.Typer(
     help="List, show and validate machine definitions.", no_args_is_help=True
@@ -52,14 +51,13 @@ def show(
         out.print(
             "size classes: " + ", ".join(f"{c.label} ({c.low}-{c.high})" for c in m.size_classes)
         )
-    for line in PICTURES.get(m.topology)(m):
+    for line in m.spec.picture():
         out.print(line, highlight=False, markup=False)
     if partitions:
-        if m.topology != "partitions":
+        menu_summary = getattr(m.spec, "menu_summary", None)
+        if menu_summary is None:
             raise MeshsimError(f"machine '{m.name}' has no partition menu (topology {m.topology})")
-        from meshsim.engine.partitions.pictures import menu_summary
-
-        for line in menu_summary(m):
+        for line in menu_summary():
             out.print(line, highlight=False, markup=False)
 
 

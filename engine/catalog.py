@@ -24,7 +24,6 @@ import meshsim.engine.nqs.report
 import meshsim.engine.nqs.workload
 import meshsim.engine.partitions.allocator
 import meshsim.engine.partitions.machine
-import meshsim.engine.partitions.pictures
 import meshsim.engine.partitions.workload
 import meshsim.engine.scheduling.backfill
 import meshsim.engine.scheduling.disciplines

@@ -10,9 +10,12 @@ Conventions used everywhere (allocators, maps, contention):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from itertools import product
 from math import prod
 
+from meshsim.engine.errors import MeshsimError
 from meshsim.engine.machines import TOPOLOGIES, MachineHeader
 from meshsim.engine.toml_table import Table
 
@@ -50,6 +53,65 @@ class GridSpec:
         for c, d in zip(coord, self.dims, strict=True):
             index = index * d + c
         return index
+
+    # A unit is a grid node, named by its coordinate ``x,y`` or ``x,y,z``.
+
+    @property
+    def units(self) -> int:
+        return self.nodes
+
+    def unit_name(self, cell: int) -> str:
+        return ",".join(str(c) for c in self.coord(cell))
+
+    def find_unit(self, name: str) -> int | None:
+        parts = name.strip("()").split(",")
+        if len(parts) == len(self.dims) and all(p.strip().isdigit() for p in parts):
+            coord = tuple(int(p) for p in parts)
+            if all(c < d for c, d in zip(coord, self.dims, strict=True)):
+                return self.cell(coord)
+        return None
+
+    def unit_forms(self) -> str:
+        return f"a coordinate such as {','.join('0' * len(self.dims))}, or a cell number"
+
+    def block(self, text: str, machine: str) -> list[int] | None:
+        """A box ``"x,y WxH"`` / ``"x,y,z AxBxC"`` (its corner, then its extents): it wraps around
+        on a torus and must fit on a mesh."""
+        box = _BOX.match(text)
+        if box is None:
+            return None
+        start = [int(v) for v in box.group(1).split(",")]
+        extent = [int(v) for v in box.group(2).split("x")]
+        dims = self.dims
+        if len(start) != len(dims) or len(extent) != len(dims):
+            raise MeshsimError(f"box '{text}' needs {len(dims)} coordinates and extents")
+        for s, e, d, w in zip(start, extent, dims, self.wrap, strict=True):
+            if s >= d or e < 1 or e > d or (not w and s + e > d):
+                raise MeshsimError(f"box '{text}' does not fit machine '{machine}' {dims}")
+        axes = [
+            [(s + k) % d for k in range(e)] for s, e, d in zip(start, extent, dims, strict=True)
+        ]
+        return [self.cell(c) for c in product(*axes)]
+
+    def picture(self) -> list[str]:
+        """A 2D grid with y down and x across; a 3D grid as its z-planes side by side."""
+        x, y = self.dims[0], self.dims[1]
+        z = self.dims[2] if len(self.dims) == 3 else 1
+        wrap = "".join("w" if w else "-" for w in self.wrap)
+        planes_note = ", one block per z-plane" if z > 1 else ""
+        lines = [f"{self.describe()} (x across, y down{planes_note}; wrap {wrap})"]
+        planes_per_row = max(1, 96 // (x + 2))
+        for first in range(0, z, planes_per_row):
+            planes = range(first, min(z, first + planes_per_row))
+            if z > 1:
+                lines.append("  ".join(f"z={p}".ljust(x) for p in planes))
+            for _row in range(y):
+                lines.append("  ".join("·" * x for _ in planes))
+        return lines
+
+
+_BOX = re.compile(r"^\(?\s*(\d+(?:\s*,\s*\d+)*)\s*\)?\s+(\d+(?:\s*x\s*\d+)*)$")
+"""A box: ``x,y WxH`` (optionally ``(x,y) WxH``), any number of dimensions."""
 
 
 def _parse_grid(t: Table, header: MachineHeader, default_wrap: bool) -> GridSpec:

@@ -20,14 +20,43 @@ from meshsim.engine.bundled import bundled_folder, resolve_reference
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.registry import Registry
 from meshsim.engine.toml_table import Table, load_toml
+from meshsim.engine.units import unit_cell, unit_name
 
 
 class TopologySpec(Protocol):
-    """What every topology spec offers: the machine size in nodes and a one-line summary."""
+    """What every topology spec offers: the machine size in nodes, a one-line summary, and its
+    units (what fails, is repaired or reserved, and what the machine map draws as one cell): how
+    many, their operators' names, the topology's own form of a block of them, and a picture."""
 
     nodes: int
 
+    @property
+    def units(self) -> int:
+        """How many units (cells 0 .. units - 1)."""
+        ...
+
     def describe(self) -> str: ...
+
+    def unit_name(self, cell: int) -> str:
+        """The operator's name of unit ``cell`` (a valid cell)."""
+        ...
+
+    def find_unit(self, name: str) -> int | None:
+        """The cell of the unit the operator calls ``name`` (not a cell number), or None."""
+        ...
+
+    def unit_forms(self) -> str:
+        """How units are named here, for an error message."""
+        ...
+
+    def block(self, text: str, machine: str) -> list[int] | None:
+        """The cells of a block written in this topology's own form (a box, a partition name), or
+        None when ``text`` is not one; a malformed one is an error naming ``machine``."""
+        ...
+
+    def picture(self) -> list[str]:
+        """Lines of text that draw the machine (``meshsim machines show``)."""
+        ...
 
 
 TOPOLOGIES: Registry[Callable[[Table, MachineHeader], TopologySpec]] = Registry("topology")
@@ -88,14 +117,10 @@ class Machine:
 
     def unit_name(self, cell: int) -> str:
         """The operator's name of unit ``cell`` (:func:`meshsim.engine.units.unit_name`)."""
-        from meshsim.engine.units import unit_name
-
         return unit_name(self, cell)
 
     def unit_cell(self, text: str | int) -> int:
         """The cell of a unit named ``text`` (:func:`meshsim.engine.units.unit_cell`)."""
-        from meshsim.engine.units import unit_cell
-
         return unit_cell(self, text)
 
     def default_workload_path(self) -> Path | None:
@@ -207,12 +232,38 @@ def _size_class(t: Table) -> SizeClass:
 
 @dataclass(frozen=True)
 class FlatSpec:
-    """The ``flat`` topology: N interchangeable nodes (the "fully connected" baseline)."""
+    """The ``flat`` topology: N interchangeable nodes (the "fully connected" baseline); a unit is a
+    node, named by its number."""
 
     nodes: int
 
+    @property
+    def units(self) -> int:
+        return self.nodes
+
     def describe(self) -> str:
         return f"flat, {self.nodes} interchangeable nodes"
+
+    def unit_name(self, cell: int) -> str:
+        return str(cell)
+
+    def find_unit(self, name: str) -> int | None:
+        return None
+
+    def unit_forms(self) -> str:
+        return f"a node number 0..{self.nodes - 1}"
+
+    def block(self, text: str, machine: str) -> list[int] | None:
+        return None
+
+    def picture(self) -> list[str]:
+        """Nodes as a block of dots, 64 to a row."""
+        n = self.nodes
+        width = min(64, n)
+        rows = [("·" * min(width, n - start)) for start in range(0, n, width)]
+        if len(rows) > 16:
+            rows = [*rows[:15], f"… {len(rows) - 15} more rows of {width} nodes"]
+        return [f"{n} interchangeable nodes", *rows]
 
 
 @TOPOLOGIES.register("flat")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from math import prod
 
 from meshsim.engine.machines import TOPOLOGIES, MachineHeader
+from meshsim.engine.partitions.menu import build_menu
 from meshsim.engine.toml_table import Table
 
 AXES = ("x", "y", "z")
@@ -74,6 +75,65 @@ class PartitionSpec:
         for c, d in zip(coord, self.dims, strict=True):
             i = i * d + c
         return i
+
+    # A unit is a midplane, named as in the machine file (``R00-M0``).
+
+    @property
+    def units(self) -> int:
+        return self.midplanes
+
+    def unit_name(self, cell: int) -> str:
+        return str(self.names[cell])
+
+    def find_unit(self, name: str) -> int | None:
+        wanted = name.lower()
+        return next((i for i, n in enumerate(self.names) if n.lower() == wanted), None)
+
+    def unit_forms(self) -> str:
+        return "a midplane name such as " + self.names[0] + ", or a cell number"
+
+    def block(self, text: str, machine: str) -> list[int] | None:
+        """A partition of the menu by its name (``"1K R00-M0..R00-M1"``): its midplanes."""
+        for p in build_menu(self).partitions:
+            if p.name == text:
+                return list(p.midplanes)
+        return None
+
+    def picture(self) -> list[str]:
+        """Machine rows top to bottom; in each, every rack as ``Rxy`` with its midplanes M1 over M0
+        (as operators see Intrepid)."""
+        per_row = self.midplanes // self.dims[0]
+        lines: list[str] = []
+        for row in range(self.dims[0]):
+            names = sorted(self.names[row * per_row : (row + 1) * per_row])
+            racks = sorted({n.split("-")[0] for n in names})
+            lines.append("  ".join(f"{r:^6}" for r in racks))
+            for m in ("M1", "M0"):
+                lines.append("  ".join(f"[{m:^4}]" for _ in racks))
+        return lines
+
+    def menu_summary(self) -> list[str]:
+        """Count of partitions per size and shape, and the wiring model in one paragraph (``meshsim
+        machines show NAME --partitions``)."""
+        menu = build_menu(self)
+        lines = [f"partition menu: {len(menu.partitions)} partitions"]
+        shapes: dict[tuple[str, tuple[int, ...]], int] = {}
+        for p in menu.partitions:
+            key = (p.label, p.extents)
+            shapes[key] = shapes.get(key, 0) + 1
+        for (label, extents), count in shapes.items():
+            lines.append(
+                f"  {label:>4}  {'x'.join(map(str, extents)):>6} midplanes  {count:4d} placements"
+            )
+        lines += [
+            "wiring: each line of the midplane torus is a ring of cable segments; a partition that",
+            "spans two or more midplanes of a line takes the whole ring "
+            "(skipped midplanes are passed",
+            "through); two partitions conflict when they share a midplane or a cable segment.",
+            f"cable segments: {len(menu.segment_names)}; neighbours pair along axes "
+            + ", ".join("xyz"[a] for a in self.buddy_axes),
+        ]
+        return lines
 
 
 @TOPOLOGIES.register("partitions")

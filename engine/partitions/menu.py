@@ -21,8 +21,10 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, product
+from typing import TYPE_CHECKING
 
-from meshsim.engine.partitions.machine import PartitionSpec
+if TYPE_CHECKING:
+    from meshsim.engine.partitions.machine import PartitionSpec
 
 
 @dataclass(frozen=True)
