@@ -14,6 +14,7 @@ import meshsim.engine.allocators.plas
 import meshsim.engine.allocators.random_nodes
 import meshsim.engine.contention.dynamic
 import meshsim.engine.contention.io
+import meshsim.engine.contention.observer
 import meshsim.engine.contention.workload
 import meshsim.engine.grid
 import meshsim.engine.nqs.allocator

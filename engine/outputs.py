@@ -89,8 +89,8 @@ def jobs_csv_columns(sim: Simulation) -> tuple[tuple[str, ...], list[list[Any]]]
     table = sim.job_table()
     header = JOB_COLUMNS
     columns = [table[c].tolist() for c in JOB_COLUMNS]
-    if sim.observer is not None:
-        extra = sim.observer.job_columns(idx)
+    for recorder in sim.plugins:
+        extra = recorder.job_columns(idx)
         header = (*header, *extra)
         columns += [column.tolist() for column in extra.values()]
     return header, columns

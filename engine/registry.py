@@ -10,11 +10,16 @@ imports :mod:`meshsim.engine.catalog`, the one list of modules that register som
 needs an import for its side effect."""
 
 from collections.abc import Callable, Iterator
+from importlib import import_module
 from typing import Generic, TypeVar
 
 from meshsim.engine.errors import MeshsimError
 
 T = TypeVar("T")
+
+CATALOG = "meshsim.engine.catalog"
+"""The module that imports every plug-in module (by name: the registries sit below everything that
+registers into them, so they find their plug-ins as a plug-in system does, not by an import)."""
 
 _filled = False
 
@@ -26,7 +31,7 @@ def fill_registries() -> None:
     global _filled
     if not _filled:
         _filled = True
-        import meshsim.engine.catalog  # noqa: F401
+        import_module(CATALOG)
 
 
 class Registry(Generic[T]):

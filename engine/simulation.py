@@ -27,20 +27,26 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
 from meshsim.engine.actions import Action, LoggedAction
 from meshsim.engine.allocation import Allocator
-from meshsim.engine.contention.observer import ContentionObserver
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.events import ACTION, Calendar, EventRecord, priority, schedule
 from meshsim.engine.kernel import views
 from meshsim.engine.kernel.loop import EventLoop
 from meshsim.engine.kernel.machine_state import MachineState
 from meshsim.engine.kernel.operator import Operator, make_allocator
-from meshsim.engine.kernel.recorders import FinishedJobs, JobLedger, Listeners, TimeIntegrals
+from meshsim.engine.kernel.recorders import (
+    RECORDERS,
+    FinishedJobs,
+    JobLedger,
+    Listeners,
+    Recorder,
+    TimeIntegrals,
+)
 from meshsim.engine.policy import Policy
 from meshsim.engine.runtime_models import RUNTIME_MODELS
 from meshsim.engine.scheduling.context import RunStats
@@ -55,12 +61,14 @@ if TYPE_CHECKING:
     from meshsim.engine.units import UnitInfo
     from meshsim.engine.workload import Workload
 
+R = TypeVar("R", bound=Recorder)
+
 
 class Simulation:
-    """One run of a workload through a policy on a machine. On a machine with I/O nodes its
-    ``observer`` measures contention per job and over the run while it runs (one of its recorders);
-    its run figures join :meth:`results` and its per-job columns the jobs CSV
-    (:mod:`meshsim.engine.contention.observer`)."""
+    """One run of a workload through a policy on a machine. Its ``plugins`` are the recorders that
+    machine families bring (:data:`~meshsim.engine.kernel.recorders.RECORDERS`; on a machine with
+    I/O nodes the contention observer, which measures contention per job and over the run): their
+    run figures join :meth:`results` and their per-job columns the jobs CSV."""
 
     def __init__(
         self,
@@ -107,11 +115,11 @@ class Simulation:
         listeners.add(self.loop.log, skip=() if self.loop.log.listening else ("started",))
         if recent > 0:
             listeners.add(self.finished_jobs)
-        self.observer: ContentionObserver | None = None
-        if ContentionObserver.applies(machine):
-            self.observer = ContentionObserver(machine, workload, seed)
-            listeners.add(self.observer)
-            self.observer.after_event(first, self.state)
+        plugins = (RECORDERS.get(name)(machine, workload, seed) for name in RECORDERS)
+        self.plugins = tuple(recorder for recorder in plugins if recorder is not None)
+        for recorder in self.plugins:
+            listeners.add(recorder)
+            recorder.after_event(first, self.state)
         self.action_log: list[Action] = []
         self.action_events: list[int] = []
         self.action_failures: dict[int, str] = {}
@@ -277,6 +285,10 @@ class Simulation:
     def job(self, index: int) -> Job:
         """The job record at ``index`` (workload jobs first, then operator-submitted ones)."""
         return self.ledger.job(index)
+
+    def recorder(self, kind: type[R]) -> R | None:
+        """This run's plug-in recorder of type ``kind``, if it has one."""
+        return next((r for r in self.plugins if isinstance(r, kind)), None)
 
     def unit_info(self, cell: int) -> UnitInfo:
         """The unit inspector (:meth:`meshsim.engine.kernel.outages.Outages.unit_info`)."""

@@ -59,7 +59,7 @@ from meshsim.engine.contention.dynamic import NODE_MB
 from meshsim.engine.contention.io import IOLayout
 from meshsim.engine.contention.state import contention
 from meshsim.engine.contention.traffic import JobStreams, JobTraffic, job_traffic, traffic_of
-from meshsim.engine.kernel.recorders import Recorder
+from meshsim.engine.kernel.recorders import RECORDERS, Recorder
 from meshsim.engine.machines import Machine
 from meshsim.engine.seeding import Stream, generator
 from meshsim.engine.workload import Workload
@@ -256,3 +256,13 @@ class ContentionObserver(Recorder):
             name: np.array(column, dtype=object)
             for name, column in zip(JOB_COLUMNS, columns, strict=True)
         }
+
+
+@RECORDERS.register("contention")
+def observe_contention(
+    machine: Machine, workload: Workload, seed: int
+) -> ContentionObserver | None:
+    """The contention observer of a run on a machine with I/O nodes (none elsewhere)."""
+    return (
+        ContentionObserver(machine, workload, seed) if ContentionObserver.applies(machine) else None
+    )

@@ -12,8 +12,8 @@ recorders that override it, so a run pays for what it records. The recorders of 
 - :class:`EventLog`: the event records, to a log callback and a bounded list of recent ones;
 - :class:`FinishedJobs`: the last jobs to leave the machine (the console's timeline);
 
-and, on a machine with I/O nodes, the contention observer
-(:class:`~meshsim.engine.contention.observer.ContentionObserver`)."""
+and the plug-in recorders machine families register in :data:`RECORDERS` (on a machine with I/O
+nodes, the contention observer), whose figures join the results and the jobs CSV."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ import numpy as np
 from meshsim.engine.events import EventRecord
 from meshsim.engine.kernel.records import FinishedJob
 from meshsim.engine.metrics import Integrals, JobOutcomes
+from meshsim.engine.registry import Registry
 from meshsim.engine.series import Series
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from meshsim.engine.jobs import Job
     from meshsim.engine.kernel.machine_state import MachineState
     from meshsim.engine.kernel.records import RunningJob
+    from meshsim.engine.machines import Machine
     from meshsim.engine.scheduling.orders import WaitingQueue
     from meshsim.engine.workload import Workload
 
@@ -55,6 +57,20 @@ class Recorder:
 
     def after_event(self, now: float, state: MachineState) -> None:
         """An event has been processed (``state``'s running jobs may have changed)."""
+
+    def metrics(self) -> dict[str, float]:
+        """Figures over the run that join the result metrics (a plug-in recorder's)."""
+        return {}
+
+    def job_columns(self, indices: np.ndarray) -> dict[str, np.ndarray]:
+        """Per-job columns for the jobs ``indices`` that join the jobs CSV (a plug-in's)."""
+        return {}
+
+
+RECORDERS: Registry[Callable[[Machine, Workload, int], Recorder | None]] = Registry("recorder")
+"""Plug-in recorders, by name: each is asked, for every run, for a recorder of that run
+``(machine, workload, seed)``, or None when it does not apply (a machine family registers those it
+brings, such as the contention observer on machines with I/O nodes)."""
 
 
 HOOKS = ("advanced", "started", "ended", "moved", "after_event")

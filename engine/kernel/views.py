@@ -101,8 +101,8 @@ def results(sim: Simulation) -> Results:
     metrics["requeued_jobs"] = sim.requeues
     if sim.state.model is not None:
         metrics.update(sim.state.model.metrics())
-    if sim.observer is not None:
-        for key, value in sim.observer.metrics().items():
+    for recorder in sim.plugins:
+        for key, value in recorder.metrics().items():
             metrics.setdefault(key, value)
     classes = [machine.size_class(int(v)) for v in sizes.tolist()]
     return Results(

@@ -284,9 +284,10 @@ def test_the_observer_reads_the_run_and_agrees_with_the_model(short_mache) -> No
     machine without I/O nodes schedules the same."""
     sim = prepare(io_options(workload=short_mache))
     sim.run()
-    assert sim.observer is not None
+    observer = sim.recorder(ContentionObserver)
+    assert observer is not None
     metrics = sim.results().metrics
-    seen = sim.observer.metrics()
+    seen = observer.metrics()
     assert set(seen) <= set(metrics)
     assert seen["max_contention_time_mean"] == pytest.approx(metrics["max_contention_time_mean"])
     assert seen["balance_time_mean"] == pytest.approx(metrics["balance_time_mean"])
@@ -296,7 +297,8 @@ def test_the_observer_reads_the_run_and_agrees_with_the_model(short_mache) -> No
     blind = Simulation(replace(sim.machine, extras={}), sim.workload, trace_runtimes)
     watched.run()
     blind.run()
-    assert blind.observer is None and watched.observer is not None
+    assert blind.recorder(ContentionObserver) is None
+    assert watched.recorder(ContentionObserver) is not None
     assert "inter_contention_time_mean" not in blind.results().metrics
     assert watched.start_times().tolist() == blind.start_times().tolist()
 
@@ -341,4 +343,4 @@ def test_plain_machines_are_not_observed() -> None:
         from_columns("one", submit=np.zeros(1), runtime=np.ones(1), size=np.array([4])),
         Policy(),
     )
-    assert sim.observer is None
+    assert sim.recorder(ContentionObserver) is None
