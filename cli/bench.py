@@ -9,8 +9,8 @@ import typer
 from rich.table import Table
 
 from meshsim.cli.output import out
-from meshsim.engine.bench import SCENARIOS, Scenario, run_child
-from meshsim.engine.registry import Registry
+from meshsim.engine.core.registry import Registry
+from meshsim.engine.tools.bench import SCENARIOS, Scenario, run_child
 
 
 def register(app: typer.Typer) -> None:

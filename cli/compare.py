@@ -12,12 +12,12 @@ import typer
 from rich.table import Table
 
 from meshsim.cli.output import out
-from meshsim.engine.compare import METRICS, PRESETS, Config, compare, gains
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.generators import load_workload
-from meshsim.engine.machines import load_machine
-from meshsim.engine.outputs import write_text
-from meshsim.engine.runcase import DEFAULT_MACHINE
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.tools.compare import METRICS, PRESETS, Config, compare, gains
+from meshsim.engine.tools.outputs import write_text
+from meshsim.engine.tools.runcase import DEFAULT_MACHINE
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.generators import load_workload
 
 KEYS = {"queue", "discipline", "backfill", "alloc", "window", "bound", "rotate", "migrate"}
 LABELS = {"loss_of_capacity": "LoC", "avg_wait_s": "wait (s)", "avg_bsld": "bounded slowdown"}

@@ -9,8 +9,8 @@ import typer
 from rich.table import Table
 
 from meshsim.cli.output import error_line, out
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.machines import bundled_machines, load_machine
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.topology.machines import bundled_machines, load_machine
 
 machines_app = typer.Typer(
     help="List, show and validate machine definitions.", no_args_is_help=True

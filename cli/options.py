@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from meshsim.engine.allocation import ALLOCATORS
+from meshsim.engine.allocation.allocator import ALLOCATORS
 from meshsim.engine.scheduling.backfill import BACKFILLS
 from meshsim.engine.scheduling.disciplines import DISCIPLINES
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS

@@ -9,17 +9,17 @@ from typing import Annotated, Any
 import typer
 
 from meshsim.cli.output import fail, out
-from meshsim.engine.experiments.figures import (
+from meshsim.engine.tools.experiments.figures import (
     Figure,
     load_key,
     metric_vs_load,
     utilization_vs_slowdown,
     wait_cdfs,
 )
-from meshsim.engine.experiments.store import ResultStore
-from meshsim.engine.experiments.summaries import config_keys
-from meshsim.engine.experiments.tables import load_rows
-from meshsim.engine.experiments.textplot import render
+from meshsim.engine.tools.experiments.store import ResultStore
+from meshsim.engine.tools.experiments.summaries import config_keys
+from meshsim.engine.tools.experiments.tables import load_rows
+from meshsim.engine.tools.experiments.textplot import render
 
 KINDS = ("load", "util-slowdown", "wait-cdf")
 

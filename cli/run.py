@@ -12,20 +12,20 @@ import typer
 
 from meshsim.cli import options as opt
 from meshsim.cli.output import fail, interactive, out
-from meshsim.engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
-from meshsim.engine.outputs import (
+from meshsim.engine.families.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
+from meshsim.engine.kernel.runtime_models import RUNTIME_MODELS
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.tools.outputs import (
     EventLogWriter,
     dumps,
     write_jobs_csv,
     write_schedule_swf,
     write_text,
 )
-from meshsim.engine.reports import REPORTS, ReportTable, write_csv
-from meshsim.engine.runcase import DEFAULT_MACHINE, RunOptions, case_document, prepare
-from meshsim.engine.runtime_models import RUNTIME_MODELS
-from meshsim.engine.scenario import load_scenario, scenario_document
-from meshsim.engine.shapes import SHAPE_RULES
-from meshsim.engine.simulation import Simulation
+from meshsim.engine.tools.reports import REPORTS, ReportTable, write_csv
+from meshsim.engine.tools.runcase import DEFAULT_MACHINE, RunOptions, case_document, prepare
+from meshsim.engine.tools.scenario import load_scenario, scenario_document
+from meshsim.engine.workloads.shapes import SHAPE_RULES
 
 POLICY_PANEL = opt.POLICY_PANEL
 OUTPUT_PANEL = "Outputs"

@@ -9,9 +9,10 @@ import typer
 from rich.table import Table
 
 from meshsim.cli.output import out
-from meshsim.engine import fetch, traceconvert
-from meshsim.engine.swf import read_swf
-from meshsim.engine.traceinfo import trace_info
+from meshsim.engine.tools import traceconvert
+from meshsim.engine.tools.traceinfo import trace_info
+from meshsim.engine.workloads import fetch
+from meshsim.engine.workloads.swf import read_swf
 
 trace_app = typer.Typer(help="Inspect and convert SWF workload traces.", no_args_is_help=True)
 

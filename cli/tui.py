@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from meshsim.cli import options as opt
-from meshsim.engine.runcase import DEFAULT_MACHINE, RunOptions
+from meshsim.engine.tools.runcase import DEFAULT_MACHINE, RunOptions
 
 
 def register(app: typer.Typer) -> None:

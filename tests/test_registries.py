@@ -9,50 +9,50 @@ from importlib import import_module
 import pytest
 
 import meshsim
-from meshsim.engine.registry import fill_registries
+from meshsim.engine.core.registry import fill_registries
 
 REGISTRIES = {
-    "meshsim.engine.actions:ACTIONS": [
+    "meshsim.engine.kernel.actions:ACTIONS": [
         "submit", "hold", "release", "cancel", "set-policy", "fail", "repair", "reserve",
     ],
-    "meshsim.engine.allocation:ALLOCATORS": [
+    "meshsim.engine.allocation.allocator:ALLOCATORS": [
         "first-fit", "best-fit", "mpl", "max-free-box", "flat", "m2db", "mbs", "mc",
         "mc-elongated", "paging", "plas", "random", "nqs", "least-blocking", "sl", "pf", "combo",
         "adjest", "actrun",
     ],
-    "meshsim.engine.machines:TOPOLOGIES": ["flat", "mesh", "torus", "partitions"],
-    "meshsim.engine.machines:SECTIONS": ["io", "nqs"],
-    "meshsim.engine.shapes:SHAPE_RULES": ["square", "paragon", "box", "given"],
-    "meshsim.engine.contention.traffic:PATTERNS": [
+    "meshsim.engine.topology.machines:TOPOLOGIES": ["flat", "mesh", "torus", "partitions"],
+    "meshsim.engine.topology.machines:SECTIONS": ["io", "nqs"],
+    "meshsim.engine.workloads.shapes:SHAPE_RULES": ["square", "paragon", "box", "given"],
+    "meshsim.engine.families.contention.traffic:PATTERNS": [
         "all-to-all", "all-to-all-broadcast", "transpose", "one-to-all", "circular-shift",
         "nbody", "fft", "random-pairs", "io-write", "io-read",
     ],
-    "meshsim.engine.contention.traffic:COMM_PATTERNS": [
+    "meshsim.engine.families.contention.traffic:COMM_PATTERNS": [
         "all-to-all", "all-to-all-broadcast", "transpose", "one-to-all", "circular-shift",
         "nbody", "fft", "random-pairs",
     ],
-    "meshsim.engine.contention.traffic:IO_TRAFFIC": ["write", "read"],
-    "meshsim.engine.contention.layouts:LAYOUTS": [
+    "meshsim.engine.families.contention.traffic:IO_TRAFFIC": ["write", "read"],
+    "meshsim.engine.families.contention.layouts:LAYOUTS": [
         "block-corner", "block-center", "orthogonal", "parallel", "diagonal",
     ],
-    "meshsim.engine.runtime_models:RUNTIME_MODELS": ["contention"],
+    "meshsim.engine.kernel.runtime_models:RUNTIME_MODELS": ["contention"],
     "meshsim.engine.kernel.recorders:RECORDERS": ["contention"],
-    "meshsim.engine.fetch:KNOWN_TRACES": [
+    "meshsim.engine.workloads.fetch:KNOWN_TRACES": [
         "ANL-Intrepid-2009-1", "SDSC-Par-1995", "SDSC-Par-1996", "NASA-iPSC-1993",
     ],
-    "meshsim.engine.generators:GENERATORS": [
+    "meshsim.engine.workloads.generators:GENERATORS": [
         "mache-io", "paragon-nqs", "intrepid", "mesh-sides", "flat-poisson",
     ],
-    "meshsim.engine.generators:ADAPTERS": ["nqs"],
+    "meshsim.engine.workloads.generators:ADAPTERS": ["nqs"],
     "meshsim.engine.scheduling.disciplines:DISCIPLINES": [
         "fcfs", "oo", "oocb", "window", "delay", "nqs",
     ],
     "meshsim.engine.scheduling.orders:QUEUE_ORDERS": ["fcfs", "sjf", "wfp", "nqs"],
     "meshsim.engine.scheduling.backfill:BACKFILLS": ["none", "easy", "conservative"],
-    "meshsim.engine.reports:REPORTS": ["nqs"],
-    "meshsim.engine.compare:PRESETS": ["tang2010"],
-    "meshsim.engine.experiments.runners:RUNNERS": ["run", "contention"],
-    "meshsim.engine.bench:SCENARIOS": [
+    "meshsim.engine.tools.reports:REPORTS": ["nqs"],
+    "meshsim.engine.tools.compare:PRESETS": ["tang2010"],
+    "meshsim.engine.tools.experiments.runners:RUNNERS": ["run", "contention"],
+    "meshsim.engine.tools.bench:SCENARIOS": [
         "nasa-easy", "flat-200k", "flat-1m", "intrepid-month", "mc-mesh32", "contention-50",
         "mesh32-oo", "mesh32-oo-heavy", "mesh32-window", "mesh32-window-heavy", "mesh32-easy",
         "mesh32-easy-heavy",
@@ -76,8 +76,8 @@ def test_registered_names_are_unchanged(where):
 def test_the_public_api_is_unchanged():
     names = ["MeshsimError", "RunResult", "Session", "__version__", "run", "start"]
     assert meshsim.__all__ == names
-    from meshsim.engine.errors import MeshsimError
-    from meshsim.engine.session import Session
+    from meshsim.engine.core.errors import MeshsimError
+    from meshsim.engine.tools.session import Session
 
     assert meshsim.Session is Session
     assert meshsim.MeshsimError is MeshsimError

@@ -21,11 +21,11 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import TabbedContent, TabPane
 
-from meshsim.engine.actions import Action, Cancel, Hold, ReleaseHold, SetPolicy, Submit
-from meshsim.engine.bundled import bundled_file
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import Session
+from meshsim.engine.core.bundled import bundled_file
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.kernel.actions import Action, Cancel, Hold, ReleaseHold, SetPolicy, Submit
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.session import Session
 from meshsim.tui import commands, tasks
 from meshsim.tui.driver import Command, Frame, Live
 from meshsim.tui.engine_process import EngineProcess, Opening

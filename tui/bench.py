@@ -43,8 +43,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from meshsim.engine.bench import Scenario
-from meshsim.engine.registry import Registry
+from meshsim.engine.core.registry import Registry
+from meshsim.engine.tools.bench import Scenario
 
 SIZE = (160, 50)
 """Terminal size the console benchmarks run at."""
@@ -182,8 +182,8 @@ async def ask(pilot: Any, app: Any, question: Callable[[Any], Any], label: str) 
     f">= {LIVE_FPS:g} frames/s while >= {LIVE_EVENTS:,.0f} events/s",
 )
 def console_live() -> dict[str, Any]:
-    from meshsim.engine.runcase import RunOptions
-    from meshsim.engine.session import Session
+    from meshsim.engine.tools.runcase import RunOptions
+    from meshsim.engine.tools.session import Session
     from meshsim.tui.app import make_app
 
     options = RunOptions()
@@ -256,10 +256,10 @@ def waiting_session(waiting: int = WAITING) -> Any:
     than half the machine: one runs, ``waiting`` wait."""
     import numpy as np
 
-    from meshsim.engine.machines import load_machine
-    from meshsim.engine.runcase import RunOptions
-    from meshsim.engine.session import Session
-    from meshsim.engine.workload import from_columns
+    from meshsim.engine.tools.runcase import RunOptions
+    from meshsim.engine.tools.session import Session
+    from meshsim.engine.topology.machines import load_machine
+    from meshsim.engine.workloads.workload import from_columns
 
     machine = load_machine("mesh32")
     n = waiting + 1
@@ -294,7 +294,7 @@ async def _frame_times(session: Any) -> tuple[dict[str, dict[str, float]], float
     (``first_wire_ms``)."""
     from textual.widgets import TabbedContent
 
-    from meshsim.engine.runcase import RunOptions
+    from meshsim.engine.tools.runcase import RunOptions
     from meshsim.tui.app import FrameReady, make_app
     from meshsim.tui.driver import Driver
     from meshsim.tui.wire import FrameDecoder, FrameEncoder
@@ -380,7 +380,7 @@ def console_frame() -> dict[str, Any]:
 def _memory_options(folder: str, jobs: int = MEMORY_JOBS) -> Any:
     """The ``console-memory`` run: flat:1024, FCFS + EASY, :func:`memory_workload` (written to
     ``folder``, which must outlive the building of the session)."""
-    from meshsim.engine.runcase import RunOptions
+    from meshsim.engine.tools.runcase import RunOptions
 
     spec = Path(folder) / f"flat-{jobs}.toml"
     spec.write_text(memory_workload(jobs), encoding="utf-8")
@@ -443,7 +443,7 @@ def _rss_at_thirds(samples: list[tuple[int, float]], events: int) -> dict[str, f
     "(reference for console-memory)",
 )
 def engine_memory() -> dict[str, Any]:
-    from meshsim.engine.session import Session
+    from meshsim.engine.tools.session import Session
 
     with tempfile.TemporaryDirectory() as folder:
         session = Session(_memory_options(folder))

@@ -15,15 +15,15 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import SystemCommand
 
-from meshsim.engine.actions import Action, Fail, Repair
-from meshsim.engine.allocation import ALLOCATORS
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.machines import Machine
+from meshsim.engine.allocation.allocator import ALLOCATORS
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.kernel.actions import Action, Fail, Repair
 from meshsim.engine.scheduling.backfill import BACKFILLS
 from meshsim.engine.scheduling.disciplines import DISCIPLINES
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS
-from meshsim.engine.session import JobDetails
-from meshsim.engine.units import UnitInfo, unit_name
+from meshsim.engine.tools.session import JobDetails
+from meshsim.engine.topology.machines import Machine
+from meshsim.engine.topology.units import UnitInfo, unit_name
 from meshsim.tui.driver import Frame
 from meshsim.tui.format import clock, duration, number, shape_text
 from meshsim.tui.screens.form import FormScreen

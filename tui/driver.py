@@ -1,7 +1,8 @@
 """The one worker that drives a live simulation (DESIGN.md, "Console").
 
-:class:`Driver` owns the :class:`~meshsim.engine.session.Session`. Nothing else touches it: commands
-come in through a thread-safe queue (:meth:`Driver.send`), and the driver answers with immutable
+:class:`Driver` owns the :class:`~meshsim.engine.tools.session.Session`. Nothing else touches it:
+commands come in through a thread-safe queue (:meth:`Driver.send`), and the driver answers with
+immutable
 :class:`Frame`\\ s through a ``publish`` callback. The console runs the driver in a process of its
 own (:mod:`meshsim.tui.engine_process`), so the engine and the UI each have a core and an
 interpreter lock, and the driver never waits for the UI.
@@ -26,9 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.kernel.records import Snapshot
-from meshsim.engine.session import Session
+from meshsim.engine.tools.session import Session
 
 Command = Callable[[Session], Any]
 """Work for the engine worker: it gets the session; what it returns goes back in the frame. The

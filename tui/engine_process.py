@@ -2,8 +2,8 @@
 
 The engine and the UI used to share one interpreter lock, so every millisecond the UI spent drawing
 was a millisecond the engine stood still. Now :class:`EngineProcess` (UI side) starts a child
-process that builds the :class:`~meshsim.engine.session.Session` from an :class:`Opening` — the run
-options or a scenario file, and the UI's working directory — and runs a
+process that builds the :class:`~meshsim.engine.tools.session.Session` from an :class:`Opening` —
+the run options or a scenario file, and the UI's working directory — and runs a
 :class:`~meshsim.tui.driver.Driver` on it: each process has a core and a lock of its own.
 
 Start method: ``forkserver`` with :data:`PRELOAD`. The UI process has threads (Textual's, the frame
@@ -48,9 +48,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import Session
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.session import Session
 from meshsim.tui import tasks
 from meshsim.tui.driver import Command, Driver, Frame, Live, error_text
 from meshsim.tui.wire import FrameDecoder, FrameEncoder

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from meshsim.engine.actions import Fail, Reserve, SetPolicy
-from meshsim.engine.outputs import dumps, write_jobs_csv, write_schedule_swf, write_text
-from meshsim.engine.scenario import Scenario, load_scenario, save_scenario, scenario_document
-from meshsim.engine.session import MetricDelta, Session, compare_results
-from meshsim.engine.units import UnitInfo
+from meshsim.engine.kernel.actions import Fail, Reserve, SetPolicy
+from meshsim.engine.tools.outputs import dumps, write_jobs_csv, write_schedule_swf, write_text
+from meshsim.engine.tools.scenario import Scenario, load_scenario, save_scenario, scenario_document
+from meshsim.engine.tools.session import MetricDelta, Session, compare_results
+from meshsim.engine.topology.units import UnitInfo
 
 
 def step(session: Session, count: int) -> None:

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from meshsim.engine.jobs import Job
+from meshsim.engine.core.jobs import Job
 from meshsim.tui.driver import Frame
 
 PRUNE_SLACK = 256

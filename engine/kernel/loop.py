@@ -1,12 +1,12 @@
 """The event kernel: the calendar, the arrival feed, and one event at a time.
 
 Events come from two sources merged in DESIGN.md's order: the SimPy calendar
-(:class:`~meshsim.engine.events.Calendar`: completions, operator actions, reservation ends and
-clock ticks) and the workload's arrivals in (submit, job number) order, which follow every calendar
-event of their instant. When an event is the last of its instant, the instant's scheduling pass
-runs (:meth:`meshsim.engine.scheduling.scheduler.Scheduler.run_pass`) if something asked for one,
-then the runtime model moves the completions it changed. The recorders hear of the clock moving and
-of the end of every event (:mod:`meshsim.engine.kernel.recorders`)."""
+(:class:`~meshsim.engine.kernel.events.Calendar`: completions, operator actions, reservation ends
+and clock ticks) and the workload's arrivals in (submit, job number) order, which follow every
+calendar event of their instant. When an event is the last of its instant, the instant's scheduling
+pass runs (:meth:`meshsim.engine.scheduling.scheduler.Scheduler.run_pass`) if something asked for
+one, then the runtime model moves the completions it changed. The recorders hear of the clock moving
+and of the end of every event (:mod:`meshsim.engine.kernel.recorders`)."""
 
 from __future__ import annotations
 
@@ -16,16 +16,16 @@ from heapq import heappop
 from itertools import chain, repeat
 from typing import TYPE_CHECKING
 
-from meshsim.engine.allocation import Allocator
-from meshsim.engine.events import ACTION, Calendar, EventRecord, priority, schedule
-from meshsim.engine.jobs import Job
+from meshsim.engine.allocation.allocator import Allocator
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.kernel.events import ACTION, Calendar, EventRecord, priority, schedule
 from meshsim.engine.kernel.recorders import EventLog
 
 if TYPE_CHECKING:
     from meshsim.engine.kernel.machine_state import MachineState
     from meshsim.engine.kernel.recorders import JobLedger, Listeners
     from meshsim.engine.scheduling.scheduler import Scheduler
-    from meshsim.engine.workload import Workload
+    from meshsim.engine.workloads.workload import Workload
 
 _CHUNK = 4096
 _INF = math.inf

@@ -13,19 +13,19 @@ from bisect import bisect_left, insort
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from meshsim.engine.allocation import Allocator
-from meshsim.engine.events import COMPLETION, Calendar, Tick, priority, schedule
+from meshsim.engine.allocation.allocator import Allocator
+from meshsim.engine.allocation.planning import Planner, Releases, Shadow, count_shadow
+from meshsim.engine.kernel.events import COMPLETION, Calendar, Tick, priority, schedule
 from meshsim.engine.kernel.outages import Outages
 from meshsim.engine.kernel.records import MigrationCounts, RunningJob
-from meshsim.engine.planning import Planner, Releases, Shadow, count_shadow
 
 if TYPE_CHECKING:
-    from meshsim.engine.allocation import Placement
-    from meshsim.engine.jobs import Job
+    from meshsim.engine.allocation.allocator import Placement
+    from meshsim.engine.core.jobs import Job
     from meshsim.engine.kernel.recorders import Listeners
-    from meshsim.engine.machines import Machine
-    from meshsim.engine.runtime_models import RuntimeModel
+    from meshsim.engine.kernel.runtime_models import RuntimeModel
     from meshsim.engine.scheduling.context import RunStats
+    from meshsim.engine.topology.machines import Machine
 
 _COMPLETION = priority(COMPLETION, 0)
 _new_tuple = tuple.__new__

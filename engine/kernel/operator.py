@@ -1,6 +1,6 @@
 """What an operator does to a run: submit, hold, release and cancel jobs, change the policy, fail
-and repair units and reserve blocks of them (the :mod:`meshsim.engine.actions` carry these out
-through :class:`~meshsim.engine.simulation.Simulation`, which delegates here)."""
+and repair units and reserve blocks of them (the :mod:`meshsim.engine.kernel.actions` carry these
+out through :class:`~meshsim.engine.kernel.simulation.Simulation`, which delegates here)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,19 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from meshsim.engine.allocation import ALLOCATORS, Allocator
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.events import ACTION, priority, schedule
-from meshsim.engine.jobs import Job
-from meshsim.engine.seeding import Stream, generator
-from meshsim.engine.units import block_cells, unit_name
+from meshsim.engine.allocation.allocator import ALLOCATORS, Allocator
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.core.seeding import Stream, generator
+from meshsim.engine.kernel.events import ACTION, priority, schedule
+from meshsim.engine.topology.units import block_cells, unit_name
 
 if TYPE_CHECKING:
+    from meshsim.engine.core.policy import Policy
     from meshsim.engine.kernel.loop import EventLoop
     from meshsim.engine.kernel.records import Reservation
-    from meshsim.engine.machines import Machine
-    from meshsim.engine.policy import Policy
-    from meshsim.engine.workload import Workload
+    from meshsim.engine.topology.machines import Machine
+    from meshsim.engine.workloads.workload import Workload
 
 _RESERVATION_END = priority(ACTION, (1 << 38))
 

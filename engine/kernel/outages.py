@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from meshsim.engine.allocation import DOWN, FREE, RESERVED
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.allocation.allocator import DOWN, FREE, RESERVED
+from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.kernel.records import Reservation
-from meshsim.engine.units import UnitInfo, unit_cell, unit_name
+from meshsim.engine.topology.units import UnitInfo, unit_cell, unit_name
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from meshsim.engine.families.partitions.menu import Menu
     from meshsim.engine.kernel.machine_state import MachineState
-    from meshsim.engine.partitions.menu import Menu
 
 ON_JOB = ("requeue", "kill")
 """What a failure does to the job running on the failing unit (the ``fail`` action's ``on_job``):

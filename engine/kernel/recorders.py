@@ -6,7 +6,7 @@ end of every event (:meth:`~Recorder.after_event`); :class:`Listeners` calls eac
 recorders that override it, so a run pays for what it records. The recorders of every run:
 
 - :class:`TimeIntegrals`: the capacity integrals of DESIGN.md's metrics, and the console's bucketed
-  history (:class:`~meshsim.engine.series.Series`) when asked for;
+  history (:class:`~meshsim.engine.kernel.series.Series`) when asked for;
 - :class:`JobLedger`: every job's start, end, nodes held and location, which the result metrics,
   the jobs CSV and the job views read;
 - :class:`EventLog`: the event records, to a log callback and a bounded list of recent ones;
@@ -24,20 +24,20 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from meshsim.engine.events import EventRecord
+from meshsim.engine.core.registry import Registry
+from meshsim.engine.kernel.events import EventRecord
+from meshsim.engine.kernel.metrics import Integrals, JobOutcomes
 from meshsim.engine.kernel.records import FinishedJob
-from meshsim.engine.metrics import Integrals, JobOutcomes
-from meshsim.engine.registry import Registry
-from meshsim.engine.series import Series
+from meshsim.engine.kernel.series import Series
 
 if TYPE_CHECKING:
-    from meshsim.engine.allocation import Placement
-    from meshsim.engine.jobs import Job
+    from meshsim.engine.allocation.allocator import Placement
+    from meshsim.engine.core.jobs import Job
     from meshsim.engine.kernel.machine_state import MachineState
     from meshsim.engine.kernel.records import RunningJob
-    from meshsim.engine.machines import Machine
     from meshsim.engine.scheduling.orders import WaitingQueue
-    from meshsim.engine.workload import Workload
+    from meshsim.engine.topology.machines import Machine
+    from meshsim.engine.workloads.workload import Workload
 
 
 class Recorder:

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     import numpy as np
 
-    from meshsim.engine.allocation import Placement
-    from meshsim.engine.events import EventRecord
-    from meshsim.engine.jobs import Job
-    from meshsim.engine.machines import Machine
-    from meshsim.engine.policy import Policy
-    from meshsim.engine.series import SeriesView
+    from meshsim.engine.allocation.allocator import Placement
+    from meshsim.engine.core.jobs import Job
+    from meshsim.engine.core.policy import Policy
+    from meshsim.engine.kernel.events import EventRecord
+    from meshsim.engine.kernel.series import SeriesView
+    from meshsim.engine.topology.machines import Machine
 
 
 class FinishedJob(NamedTuple):

@@ -1,6 +1,6 @@
 """What a run shows: why a job is where it is, the console's snapshot, the running metrics, the
-results and the per-job table (read from a :class:`~meshsim.engine.simulation.Simulation`'s parts,
-never changing them)."""
+results and the per-job table (read from a :class:`~meshsim.engine.kernel.simulation.Simulation`'s
+parts, never changing them)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from meshsim.engine.kernel.metrics import breakdown, summary
 from meshsim.engine.kernel.records import Results, Snapshot
-from meshsim.engine.metrics import breakdown, summary
 
 if TYPE_CHECKING:
-    from meshsim.engine.simulation import Simulation
+    from meshsim.engine.kernel.simulation import Simulation
 
 
 def explain(sim: Simulation, job_id: int) -> str:

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from meshsim.engine.allocation import Allocator, Placement
-    from meshsim.engine.jobs import Job
-    from meshsim.engine.planning import Planner, Shadow
+    from meshsim.engine.allocation.allocator import Allocator, Placement
+    from meshsim.engine.allocation.planning import Planner, Shadow
+    from meshsim.engine.core.jobs import Job
 
 
 @dataclass
@@ -39,13 +39,14 @@ class PassContext:
     start in this pass (0: none known; see :class:`meshsim.engine.scheduling.scheduler.Scheduler`).
     ``early_release`` says whether a job ended before its estimate since the last pass;
     ``arrival_order`` whether the queue order is arrival order (FCFS); ``pairs`` whether the
-    allocator pairs jobs (it overrides :meth:`~meshsim.engine.allocation.Allocator.companion`);
-    ``guard``, set by a backfilling policy while it starts jobs around reservations, is the planner
-    a companion must also satisfy.
-    ``shadow``, when :attr:`planner` would be the node-count planner
-    (:class:`~meshsim.engine.planning.CountPlanner`) and the allocator does not pair jobs, gives
-    that planner's :meth:`~meshsim.engine.planning.Planner.shadow` for a head job now without
-    building it. ``sizes``, when not None, lists the sizes of the jobs of ``queue`` in its order."""
+    allocator pairs jobs (it overrides
+    :meth:`~meshsim.engine.allocation.allocator.Allocator.companion`); ``guard``, set by a
+    backfilling policy while it starts jobs around reservations, is the planner a companion must
+    also satisfy. ``shadow``, when :attr:`planner` would be the node-count planner
+    (:class:`~meshsim.engine.allocation.planning.CountPlanner`) and the allocator does not pair
+    jobs, gives that planner's :meth:`~meshsim.engine.allocation.planning.Planner.shadow` for a head
+    job now without building it. ``sizes``, when not None, lists the sizes of the jobs of ``queue``
+    in its order."""
 
     now: float
     queue: list[Job]

@@ -25,18 +25,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from meshsim.engine.allocation import Allocator
+from meshsim.engine.allocation.allocator import Allocator
 from meshsim.engine.scheduling.backfill import BACKFILLS, Backfill
 from meshsim.engine.scheduling.context import PassContext, RunStats
 from meshsim.engine.scheduling.disciplines import DISCIPLINES, Discipline
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS, QueueOrder, WaitingQueue
 
 if TYPE_CHECKING:
-    from meshsim.engine.allocation import Placement
-    from meshsim.engine.jobs import Job
-    from meshsim.engine.machines import Machine
-    from meshsim.engine.planning import Planner, Shadow
-    from meshsim.engine.policy import Policy
+    from meshsim.engine.allocation.allocator import Placement
+    from meshsim.engine.allocation.planning import Planner, Shadow
+    from meshsim.engine.core.jobs import Job
+    from meshsim.engine.core.policy import Policy
+    from meshsim.engine.topology.machines import Machine
 
 _NOTHING: list[Job] = []
 """What a pass that starts nothing returns (shared: callers only read it)."""

@@ -19,10 +19,10 @@ from itertools import pairwise
 
 import numpy as np
 
-from meshsim.engine.generators import GENERATORS
-from meshsim.engine.machines import Machine
-from meshsim.engine.toml_table import Table
-from meshsim.engine.workload import Workload, from_columns
+from meshsim.engine.core.toml_table import Table
+from meshsim.engine.topology.machines import Machine
+from meshsim.engine.workloads.generators import GENERATORS
+from meshsim.engine.workloads.workload import Workload, from_columns
 
 
 def draw_sides(

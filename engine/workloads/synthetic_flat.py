@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from meshsim.engine.generators import GENERATORS
-from meshsim.engine.machines import Machine
-from meshsim.engine.toml_table import Table
-from meshsim.engine.workload import Workload, from_columns
+from meshsim.engine.core.toml_table import Table
+from meshsim.engine.topology.machines import Machine
+from meshsim.engine.workloads.generators import GENERATORS
+from meshsim.engine.workloads.workload import Workload, from_columns
 
 
 @GENERATORS.register("flat-poisson")

@@ -5,10 +5,10 @@ import sys
 
 import pytest
 
-from meshsim.engine.actions import Fail, LoggedAction, Repair, Reserve
-from meshsim.engine.outputs import dumps
-from meshsim.engine.runcase import RunOptions, jobs_csv_text
-from meshsim.engine.scenario import Scenario, load_scenario, save_scenario, scenario_document
+from meshsim.engine.kernel.actions import Fail, LoggedAction, Repair, Reserve
+from meshsim.engine.tools.outputs import dumps
+from meshsim.engine.tools.runcase import RunOptions, jobs_csv_text
+from meshsim.engine.tools.scenario import Scenario, load_scenario, save_scenario, scenario_document
 from tests.conftest import DATA
 
 SCENARIOS = {

@@ -3,9 +3,9 @@ asserted)."""
 
 import pytest
 
-from meshsim.engine.bench import INTREPID_MONTH, SCENARIOS, contention_50
-from meshsim.engine.generators import load_workload
-from meshsim.engine.machines import load_machine
+from meshsim.engine.tools.bench import INTREPID_MONTH, SCENARIOS, contention_50
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.generators import load_workload
 
 
 def test_scenarios_are_registered_with_the_issue_targets() -> None:

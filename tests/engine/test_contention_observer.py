@@ -1,5 +1,5 @@
-"""Per-job and run-level contention (engine/contention/observer.py) and the traffic choice of a run
-(``--pattern``, ``--io-traffic``, ``--io-share``), with hand-computed examples."""
+"""Per-job and run-level contention (engine/families/contention/observer.py) and the traffic choice
+of a run (``--pattern``, ``--io-traffic``, ``--io-share``), with hand-computed examples."""
 
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -7,11 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from meshsim.engine.allocation import Placement
-from meshsim.engine.contention.io import IOLayout
-from meshsim.engine.contention.observer import JOB_COLUMNS, ContentionObserver
-from meshsim.engine.contention.routing import link_space
-from meshsim.engine.contention.traffic import (
+from meshsim.engine.allocation.allocator import Placement
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.families.contention.io import IOLayout
+from meshsim.engine.families.contention.observer import JOB_COLUMNS, ContentionObserver
+from meshsim.engine.families.contention.routing import link_space
+from meshsim.engine.families.contention.traffic import (
     COMM_PATTERNS,
     IO_TRAFFIC,
     JobStreams,
@@ -22,15 +25,12 @@ from meshsim.engine.contention.traffic import (
     traffic_of,
     with_traffic,
 )
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.jobs import Job
 from meshsim.engine.kernel.records import RunningJob
-from meshsim.engine.machines import load_machine
-from meshsim.engine.outputs import dumps
-from meshsim.engine.policy import Policy
-from meshsim.engine.runcase import RunOptions, load_inputs, prepare, run_case
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.workload import from_columns
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.tools.outputs import dumps
+from meshsim.engine.tools.runcase import RunOptions, load_inputs, prepare, run_case
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.workload import from_columns
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.actions import Cancel, Hold, ReleaseHold, SetPolicy, Submit
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.actions import Cancel, Hold, ReleaseHold, SetPolicy, Submit
+from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.scheduling.backfill import ConservativeBackfill
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.swf import read_swf
-from meshsim.engine.workload import from_swf
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.swf import read_swf
+from meshsim.engine.workloads.workload import from_swf
 from tests.conftest import DATA, LUBLIN, NASA, require_trace
 from tests.engine.helpers import run, workload
 
@@ -226,7 +226,7 @@ def test_snapshot_is_immutable_and_explains_the_queue_head():
 
 
 def test_series_merges_buckets_and_keeps_time_weighted_means():
-    from meshsim.engine.series import Series
+    from meshsim.engine.kernel.series import Series
 
     s = Series(0.0, capacity=4, width=1.0)
     s.add(0.0, 2.0, 1.0, 2.0, 0.0)
@@ -239,7 +239,7 @@ def test_series_merges_buckets_and_keeps_time_weighted_means():
 
 
 def test_allocator_hooks_companion_finished_and_clock():
-    from meshsim.engine.allocators.flat import FlatAllocator
+    from meshsim.engine.allocation.flat import FlatAllocator
 
     class Pairing(FlatAllocator):
         seen: ClassVar[list[int]] = []
@@ -270,8 +270,8 @@ def test_allocator_hooks_companion_finished_and_clock():
 
 
 def test_migration_repacks_running_jobs_when_the_head_is_blocked():
-    from meshsim.engine.allocation import FREE, Placement
-    from meshsim.engine.allocators.flat import FlatAllocator
+    from meshsim.engine.allocation.allocator import FREE, Placement
+    from meshsim.engine.allocation.flat import FlatAllocator
 
     class Line(FlatAllocator):
         """Contiguous runs on a line of 4 cells: first fit; repack packs largest first."""

@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.allocation import ALLOCATORS
-from meshsim.engine.jobs import Job
-from meshsim.engine.machines import load_machine
-from meshsim.engine.partitions.menu import build_menu
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.workload import from_columns
+from meshsim.engine.allocation.allocator import ALLOCATORS
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.families.partitions.menu import build_menu
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.workload import from_columns
 
 INTREPID = load_machine("intrepid")
 MENU = build_menu(INTREPID.spec)

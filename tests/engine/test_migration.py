@@ -7,12 +7,12 @@ pass must give the same schedule and the same migration counts."""
 import numpy as np
 import pytest
 
-from meshsim.engine.actions import Fail, Repair
-from meshsim.engine.grid import GridSpec
-from meshsim.engine.machines import Machine, load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.workload import from_columns
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.actions import Fail, Repair
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.grid import GridSpec
+from meshsim.engine.topology.machines import Machine, load_machine
+from meshsim.engine.workloads.workload import from_columns
 
 
 def always_repack(sim: Simulation) -> Simulation:

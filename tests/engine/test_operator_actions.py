@@ -8,14 +8,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.actions import Fail, Repair, Reserve, action_from_dict
-from meshsim.engine.allocation import DOWN, FREE, RESERVED
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.units import block_cells, unit_cell, unit_count, unit_name
-from meshsim.engine.workload import from_columns
+from meshsim.engine.allocation.allocator import DOWN, FREE, RESERVED
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.actions import Fail, Repair, Reserve, action_from_dict
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.topology.units import block_cells, unit_cell, unit_count, unit_name
+from meshsim.engine.workloads.workload import from_columns
 from tests.conftest import DATA
 
 MESH = str(DATA / "mesh5x4.toml")

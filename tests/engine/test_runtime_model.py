@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from meshsim.engine.generators import generate
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.toml_table import Table
-from meshsim.engine.workload import from_columns
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.core.toml_table import Table
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.generators import generate
+from meshsim.engine.workloads.workload import from_columns
 
 
 @pytest.fixture(scope="module")

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from bisect import insort
 
-from meshsim.engine.allocation import Placement
-from meshsim.engine.allocators.flat import FlatAllocator
-from meshsim.engine.jobs import Job
-from meshsim.engine.machines import load_machine
-from meshsim.engine.planning import CountPlanner, Planner, Releases, Shadow, count_shadow
-from meshsim.engine.policy import Policy
+from meshsim.engine.allocation.allocator import Placement
+from meshsim.engine.allocation.flat import FlatAllocator
+from meshsim.engine.allocation.planning import CountPlanner, Planner, Releases, Shadow, count_shadow
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.core.seeding import Stream, generator
 from meshsim.engine.scheduling.context import RunStats
 from meshsim.engine.scheduling.scheduler import Scheduler
-from meshsim.engine.seeding import Stream, generator
+from meshsim.engine.topology.machines import load_machine
 
 MACHINE = load_machine("flat:8")
 

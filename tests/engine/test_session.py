@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from meshsim.engine.actions import Cancel, Hold, SetPolicy
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import COMPARED, Session, compare_results
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.kernel.actions import Cancel, Hold, SetPolicy
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.session import COMPARED, Session, compare_results
 
 MESH = RunOptions(machine="tests/data/mesh5x4.toml", workload="tests/data/mesh-sides-small.toml")
 

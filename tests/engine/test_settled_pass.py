@@ -1,13 +1,13 @@
 """A settled pass (only arrivals since the last one) starts exactly what a full pass would.
 
 The engine skips re-trying the jobs the last pass left waiting when nothing was released since
-(:meth:`meshsim.engine.simulation.Simulation._pass`). The same runs with an allocator that does not
-declare stable refusals always take full passes; the two must agree event by event, in start times
-and in the reasons given for waiting jobs, including when jobs overrun their estimates and when the
-operator fails, repairs and holds. Likewise for an allocator that does not declare that it fits by
-count, which takes no idle passes (nothing fits) and makes EASY ask ``fits`` of every job. One
-difference is allowed, and checked to be true: a settled pass keeps EASY's reservation for the
-unchanged head, so its reason may name the reserved time where a full pass that found nothing to
+(:meth:`meshsim.engine.kernel.simulation.Simulation._pass`). The same runs with an allocator that
+does not declare stable refusals always take full passes; the two must agree event by event, in
+start times and in the reasons given for waiting jobs, including when jobs overrun their estimates
+and when the operator fails, repairs and holds. Likewise for an allocator that does not declare that
+it fits by count, which takes no idle passes (nothing fits) and makes EASY ask ``fits`` of every
+job. One difference is allowed, and checked to be true: a settled pass keeps EASY's reservation for
+the unchanged head, so its reason may name the reserved time where a full pass that found nothing to
 backfill did not compute it."""
 
 import re
@@ -15,11 +15,11 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.actions import Fail, Hold, ReleaseHold, Repair
-from meshsim.engine.allocators.flat import FlatAllocator
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
+from meshsim.engine.allocation.flat import FlatAllocator
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.actions import Fail, Hold, ReleaseHold, Repair
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
 from tests.engine.helpers import workload
 
 

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.machines import load_machine
-from meshsim.engine.swf import FIELDS, read_swf, write_swf
-from meshsim.engine.workload import from_swf
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.swf import FIELDS, read_swf, write_swf
+from meshsim.engine.workloads.workload import from_swf
 from tests.conftest import DATA, NASA, require_trace
 
 ROW = "1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1"

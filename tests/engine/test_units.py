@@ -1,13 +1,14 @@
-"""Units belong to the topology specs: :mod:`meshsim.engine.units` asks the spec how units are
-named, found, grouped into blocks and drawn, so a topology it has never heard of works as well."""
+"""Units belong to the topology specs: :mod:`meshsim.engine.topology.units` asks the spec how units
+are named, found, grouped into blocks and drawn, so a topology it has never heard of works as
+well."""
 
 from dataclasses import dataclass
 
 import pytest
 
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.machines import Machine
-from meshsim.engine.units import block_cells, unit_cell, unit_count, unit_name
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.topology.machines import Machine
+from meshsim.engine.topology.units import block_cells, unit_cell, unit_count, unit_name
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from textual.widgets._footer import FooterKey
 
-from meshsim.engine.allocation import DOWN
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import Session
+from meshsim.engine.allocation.allocator import DOWN
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.session import Session
 from meshsim.tui.app import FrameReady, MeshsimApp, make_app
 from meshsim.tui.driver import Frame
 from meshsim.tui.screens.form import FormScreen

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import Session
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.session import Session
 from meshsim.tui import tasks
 from meshsim.tui.driver import Driver, Frame, Live
 from meshsim.tui.engine_process import EngineProcess, Opening

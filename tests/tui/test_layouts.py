@@ -7,8 +7,8 @@ from functools import partial
 
 import pytest
 
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import Session
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.session import Session
 from meshsim.tui.app import MeshsimApp, make_app
 from meshsim.tui.widgets.queue_list import QueueList
 from meshsim.tui.widgets.status_bar import StatusBar

@@ -24,7 +24,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from meshsim.engine.jobs import Job
+from meshsim.engine.core.jobs import Job
 from meshsim.engine.kernel.records import Snapshot
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS, QueueOrder
 from meshsim.tui.format import duration, shape_text
