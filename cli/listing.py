@@ -9,11 +9,11 @@ from meshsim.cli.output import out
 from meshsim.engine.allocation.allocator import ALLOCATORS
 from meshsim.engine.families.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
 from meshsim.engine.kernel.actions import ACTIONS
+from meshsim.engine.kernel.reports import REPORTS
 from meshsim.engine.kernel.runtime_models import RUNTIME_MODELS
 from meshsim.engine.scheduling.backfill import BACKFILLS
 from meshsim.engine.scheduling.disciplines import DISCIPLINES
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS
-from meshsim.engine.tools.reports import REPORTS
 from meshsim.engine.topology.machines import TOPOLOGIES, bundled_machines
 from meshsim.engine.workloads.generators import GENERATORS
 from meshsim.engine.workloads.shapes import SHAPE_RULES

@@ -13,6 +13,7 @@ import typer
 from meshsim.cli import options as opt
 from meshsim.cli.output import fail, interactive, out
 from meshsim.engine.families.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
+from meshsim.engine.kernel.reports import REPORTS, ReportTable, write_csv
 from meshsim.engine.kernel.runtime_models import RUNTIME_MODELS
 from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.tools.outputs import (
@@ -22,7 +23,6 @@ from meshsim.engine.tools.outputs import (
     write_schedule_swf,
     write_text,
 )
-from meshsim.engine.tools.reports import REPORTS, ReportTable, write_csv
 from meshsim.engine.tools.runcase import DEFAULT_MACHINE, RunOptions, case_document, prepare
 from meshsim.engine.tools.scenario import load_scenario, scenario_document
 from meshsim.engine.workloads.shapes import SHAPE_RULES

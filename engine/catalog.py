@@ -9,11 +9,11 @@ import meshsim.engine.allocation.m2db
 import meshsim.engine.allocation.mbs
 import meshsim.engine.allocation.mc
 import meshsim.engine.allocation.paging
-import meshsim.engine.allocation.plas
 import meshsim.engine.allocation.random_nodes
 import meshsim.engine.families.contention.dynamic
 import meshsim.engine.families.contention.io
 import meshsim.engine.families.contention.observer
+import meshsim.engine.families.contention.plas
 import meshsim.engine.families.contention.workload
 import meshsim.engine.families.nqs.allocator
 import meshsim.engine.families.nqs.config

@@ -49,7 +49,7 @@ REGISTRIES = {
     ],
     "meshsim.engine.scheduling.orders:QUEUE_ORDERS": ["fcfs", "sjf", "wfp", "nqs"],
     "meshsim.engine.scheduling.backfill:BACKFILLS": ["none", "easy", "conservative"],
-    "meshsim.engine.tools.reports:REPORTS": ["nqs"],
+    "meshsim.engine.kernel.reports:REPORTS": ["nqs"],
     "meshsim.engine.tools.compare:PRESETS": ["tang2010"],
     "meshsim.engine.tools.experiments.runners:RUNNERS": ["run", "contention"],
     "meshsim.engine.tools.bench:SCENARIOS": [

@@ -11,8 +11,8 @@ import meshsim.engine.allocation.m2db
 import meshsim.engine.allocation.mbs
 import meshsim.engine.allocation.mc
 import meshsim.engine.allocation.paging
-import meshsim.engine.allocation.plas
 import meshsim.engine.allocation.random_nodes
+import meshsim.engine.families.contention.plas
 from meshsim.engine.allocation.allocator import ALLOCATORS, FREE, Allocator, Placement
 from meshsim.engine.allocation.buddy import BuddyAllocator, BuddyForest
 from meshsim.engine.core.errors import MeshsimError

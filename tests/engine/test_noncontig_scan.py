@@ -7,18 +7,18 @@ from hypothesis import strategies as st
 
 import meshsim.engine.allocation.mc
 import meshsim.engine.allocation.paging
-import meshsim.engine.allocation.plas
 import meshsim.engine.allocation.random_nodes
 import meshsim.engine.families.contention.io
+import meshsim.engine.families.contention.plas
 import meshsim.engine.topology.grid
 from meshsim.engine.allocation.allocator import ALLOCATORS
 from meshsim.engine.allocation.grid_nodes import middle_out
 from meshsim.engine.allocation.paging import paging_order
-from meshsim.engine.allocation.plas import plas_order
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.jobs import Job
 from meshsim.engine.families.contention.balance import balance_factor, system_balance
 from meshsim.engine.families.contention.benchmarks import mesh_machine
+from meshsim.engine.families.contention.plas import plas_order
 from meshsim.engine.topology.machines import load_machine
 
 

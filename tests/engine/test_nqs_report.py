@@ -8,8 +8,8 @@ import pytest
 
 import meshsim.engine.families.nqs.report  # noqa: F401
 from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.reports import REPORTS
 from meshsim.engine.kernel.simulation import Simulation
-from meshsim.engine.tools.reports import REPORTS
 from meshsim.engine.topology.machines import load_machine
 from meshsim.engine.workloads.workload import from_columns
 from tests.conftest import DATA

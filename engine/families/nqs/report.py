@@ -26,8 +26,8 @@ from datetime import timedelta
 import numpy as np
 
 from meshsim.engine.families.nqs.allocator import nqs_config
+from meshsim.engine.kernel.reports import REPORTS, ReportTable
 from meshsim.engine.kernel.simulation import Simulation
-from meshsim.engine.tools.reports import REPORTS, ReportTable
 from meshsim.engine.workloads.traceclock import TraceClock
 
 
