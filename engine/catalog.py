@@ -1,34 +1,44 @@
-"""Imports every module that registers something, so every registry is complete.
+"""Every module that registers something (a plug-in), in the order they register: the registries
+then list every topology, allocator, queue order, discipline, backfilling policy, action, recorder
+and workload generator by the names the CLI accepts, in the order the docs list them.
 
-Front ends import this once; the registries then list every topology, allocator, queue order,
-discipline, backfilling policy, action and workload generator by the names the CLI accepts."""
+The first lookup of any registry imports this module by name
+(:func:`meshsim.engine.core.registry.fill_registries`); front ends may import it once up front."""
 
-import meshsim.engine.allocation.contiguous
-import meshsim.engine.allocation.flat
-import meshsim.engine.allocation.m2db
-import meshsim.engine.allocation.mbs
-import meshsim.engine.allocation.mc
-import meshsim.engine.allocation.paging
-import meshsim.engine.allocation.random_nodes
-import meshsim.engine.families.contention.dynamic
-import meshsim.engine.families.contention.io
-import meshsim.engine.families.contention.observer
-import meshsim.engine.families.contention.plas
-import meshsim.engine.families.contention.workload
-import meshsim.engine.families.nqs.allocator
-import meshsim.engine.families.nqs.config
-import meshsim.engine.families.nqs.policy
-import meshsim.engine.families.nqs.queues
-import meshsim.engine.families.nqs.report
-import meshsim.engine.families.nqs.workload
-import meshsim.engine.families.partitions.allocator
-import meshsim.engine.families.partitions.machine
-import meshsim.engine.families.partitions.workload
-import meshsim.engine.kernel.actions
-import meshsim.engine.scheduling.backfill
-import meshsim.engine.scheduling.disciplines
-import meshsim.engine.scheduling.orders
-import meshsim.engine.topology.grid
-import meshsim.engine.workloads.mesh_sides
-import meshsim.engine.workloads.shapes
-import meshsim.engine.workloads.synthetic_flat  # noqa: F401
+from importlib import import_module
+
+PLUGINS = (
+    "meshsim.engine.kernel.actions",
+    "meshsim.engine.allocation.contiguous",
+    "meshsim.engine.allocation.flat",
+    "meshsim.engine.allocation.m2db",
+    "meshsim.engine.allocation.mbs",
+    "meshsim.engine.allocation.mc",
+    "meshsim.engine.allocation.paging",
+    "meshsim.engine.families.contention.plas",
+    "meshsim.engine.allocation.random_nodes",
+    "meshsim.engine.families.contention.dynamic",
+    "meshsim.engine.families.contention.io",
+    "meshsim.engine.families.contention.observer",
+    "meshsim.engine.families.contention.workload",
+    "meshsim.engine.topology.grid",
+    "meshsim.engine.families.nqs.allocator",
+    "meshsim.engine.families.nqs.config",
+    "meshsim.engine.families.nqs.policy",
+    "meshsim.engine.families.nqs.queues",
+    "meshsim.engine.families.nqs.report",
+    "meshsim.engine.families.nqs.workload",
+    "meshsim.engine.families.partitions.allocator",
+    "meshsim.engine.families.partitions.machine",
+    "meshsim.engine.families.partitions.workload",
+    "meshsim.engine.scheduling.backfill",
+    "meshsim.engine.scheduling.disciplines",
+    "meshsim.engine.scheduling.orders",
+    "meshsim.engine.workloads.shapes",
+    "meshsim.engine.workloads.mesh_sides",
+    "meshsim.engine.workloads.synthetic_flat",
+)
+"""The plug-in modules, in registration order."""
+
+for _name in PLUGINS:
+    import_module(_name)
