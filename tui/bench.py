@@ -40,11 +40,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from meshsim.engine.core.registry import Registry
 from meshsim.engine.tools.bench import Scenario
+from meshsim.tui.requests import Request, handle
 
 SIZE = (160, 50)
 """Terminal size the console benchmarks run at."""
@@ -167,9 +169,9 @@ async def _live_run(
         return measured
 
 
-async def ask(pilot: Any, app: Any, question: Callable[[Any], Any], label: str) -> Any:
-    """The engine's answer to ``question`` (a picklable function of the session), asked while the
-    console is paused."""
+async def ask(pilot: Any, app: Any, question: Request, label: str) -> Any:
+    """The engine's answer to ``question`` (a declared request), asked while the console is
+    paused."""
     app.send(question, label)
     while app.frame.label != label:
         await pilot.pause(0.02)
@@ -189,7 +191,7 @@ def console_live() -> dict[str, Any]:
     options = RunOptions()
     alone = Session(options)
     t0, cpu0 = time.perf_counter(), time.process_time()
-    alone.sim.run()
+    alone.run()
     engine_s, engine_cpu = time.perf_counter() - t0, time.process_time() - cpu0
     engine_rate = alone.events / engine_s
     runs, starts = [], []
@@ -343,7 +345,7 @@ async def _frame_times(session: Any) -> tuple[dict[str, dict[str, float]], float
 )
 def console_frame() -> dict[str, Any]:
     session = waiting_session()
-    waiting = len(session.sim.scheduler.queue)
+    waiting = session.waiting
     parts, first = asyncio.run(_frame_times(session))
     worst = max(parts, key=lambda tab: parts[tab]["total"])
     figures = [
@@ -387,8 +389,13 @@ def _memory_options(folder: str, jobs: int = MEMORY_JOBS) -> Any:
     return RunOptions(machine="flat:1024", workload=str(spec), backfill="easy")
 
 
-def engine_blocks(session: Any) -> int:
-    """Engine-process command: :func:`python_blocks` there."""
+@dataclass(frozen=True)
+class EngineBlocks(Request):
+    """Asks the engine process for :func:`python_blocks` there."""
+
+
+@handle.register(EngineBlocks)
+def _engine_blocks(request: EngineBlocks, driver: Any) -> int:
     return python_blocks()
 
 
@@ -450,7 +457,7 @@ def engine_memory() -> dict[str, Any]:
     samples = [(0, rss_mb())]
     blocks = python_blocks()
     while not session.done:
-        session.sim.run(max_events=MEMORY_JOBS // 50)
+        session.run(max_events=MEMORY_JOBS // 50)
         samples.append((session.events, rss_mb()))
     rss = _rss_at_thirds(samples, session.events)
     return {
@@ -477,7 +484,7 @@ def _memory_figure(who: str, rss: dict[str, float], target: str, met: str) -> li
 )
 def console_memory() -> dict[str, Any]:
     from meshsim.tui.app import make_app
-    from meshsim.tui.bench import engine_blocks  # by its module's name, even when run as __main__
+    from meshsim.tui.bench import EngineBlocks as Blocks  # by its module's name, even as __main__
 
     with tempfile.TemporaryDirectory() as folder:
         app = make_app(_memory_options(folder))
@@ -491,7 +498,7 @@ def console_memory() -> dict[str, Any]:
 
     async def count_blocks(pilot: Any) -> None:
         label = f"blocks {len(blocks)}"
-        blocks.append((python_blocks(), await ask(pilot, app, engine_blocks, label)))
+        blocks.append((python_blocks(), await ask(pilot, app, Blocks(), label)))
         entries.append(text_width_entries())
 
     live = asyncio.run(_live_run(app, sample, count_blocks))

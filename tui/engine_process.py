@@ -12,8 +12,8 @@ fresh single-threaded interpreter that imports the engine once and then forks ea
 milliseconds (``spawn`` would import everything again for each console). Where ``forkserver`` does
 not exist, ``spawn``.
 
-The wire: two one-way pipes. UI → engine: ``(label, command)`` pickled (commands are picklable,
-:mod:`meshsim.tui.tasks`), ``None`` to stop. Engine → UI: one kind byte, then the payload —
+The wire: two one-way pipes. UI → engine: ``(label, request)`` pickled (the declared requests of
+:mod:`meshsim.tui.requests`), ``None`` to stop. Engine → UI: one kind byte, then the payload —
 :data:`PAUSED`, :data:`LIVE` or :data:`ANSWER` (a frame that carries a command's result or error)
 followed by a :class:`~meshsim.tui.wire.FrameEncoder` message, or :data:`FAILED` followed by a UTF-8
 message (the engine could not start, or ended on an error).
@@ -43,7 +43,6 @@ import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -51,8 +50,8 @@ from typing import Any
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.tools.runcase import RunOptions
 from meshsim.engine.tools.session import Session
-from meshsim.tui import tasks
-from meshsim.tui.driver import Command, Driver, Frame, Live, error_text
+from meshsim.tui.driver import Driver, Frame, error_text
+from meshsim.tui.requests import Request, Unreadable, open_scenario
 from meshsim.tui.wire import FrameDecoder, FrameEncoder
 
 PRELOAD = ["meshsim.tui.engine_process", "meshsim.engine.catalog"]
@@ -88,7 +87,7 @@ class Opening:
     def session(self) -> Session:
         """The session these inputs define (a scenario reopens at its saved position)."""
         if self.scenario is not None:
-            return tasks.open_scenario(self.scenario)
+            return open_scenario(self.scenario)
         return Session(self.options)
 
 
@@ -176,7 +175,7 @@ class EngineProcess:
         self.process.join(STOP_WAIT)
         return f"the engine process ended unexpectedly (exit code {self.process.exitcode})"
 
-    def send(self, command: Command | Live, label: str = "") -> None:
+    def send(self, command: Request, label: str = "") -> None:
         """Queue ``command`` for the engine (from one thread at a time: the UI's). Raises
         :class:`MeshsimError` when the engine has ended."""
         try:
@@ -268,7 +267,7 @@ def _forward(commands: Connection, driver: Driver) -> None:
             try:
                 item = pickle.loads(data)
             except Exception as exc:
-                driver.send(partial(_unreadable, message=f"{type(exc).__name__}: {exc}"))
+                driver.send(Unreadable(f"{type(exc).__name__}: {exc}"))
                 continue
             if item is None:
                 break
@@ -277,7 +276,3 @@ def _forward(commands: Connection, driver: Driver) -> None:
     except (EOFError, OSError):
         pass
     driver.stop()
-
-
-def _unreadable(session: Session, message: str) -> None:
-    raise MeshsimError(f"the engine could not read a command: {message}")

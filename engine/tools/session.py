@@ -20,11 +20,12 @@ from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.jobs import Job
 from meshsim.engine.kernel.actions import Action, LoggedAction
 from meshsim.engine.kernel.events import EventRecord
-from meshsim.engine.kernel.records import Snapshot
+from meshsim.engine.kernel.records import Results, Snapshot
 from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.tools.experiments.stats import relative_gain
 from meshsim.engine.tools.runcase import RunOptions, load_inputs
 from meshsim.engine.topology.machines import Machine
+from meshsim.engine.topology.units import UnitInfo
 from meshsim.engine.workloads.workload import Workload
 
 RECENT = 200
@@ -69,8 +70,8 @@ COMPARED = (
 """The result metrics a what-if comparison lists, in this order."""
 
 
-def compare_results(base: Simulation, branch: Simulation) -> tuple[MetricDelta, ...]:
-    """The :data:`COMPARED` metrics of two runs (usually both carried to their end)."""
+def compare_results(base: Session, branch: Session) -> tuple[MetricDelta, ...]:
+    """The :data:`COMPARED` metrics of two sessions (usually both carried to their end)."""
     a, b = base.results().metrics, branch.results().metrics
     return tuple(
         MetricDelta(name, float(a[name]), float(b[name]), relative_gain(a[name], b[name]))
@@ -93,7 +94,7 @@ class Session:
         self.options = options
         self.name = name
         self.machine, self.workload = inputs if inputs is not None else load_inputs(options)
-        self.sim = self._build(actions)
+        self._sim = self._build(actions)
 
     def _build(self, actions: tuple[Action | LoggedAction, ...] | list[LoggedAction]) -> Simulation:
         return Simulation(
@@ -110,26 +111,26 @@ class Session:
 
     @property
     def events(self) -> int:
-        return self.sim.events
+        return self._sim.events
 
     @property
     def now(self) -> float:
-        return self.sim.now
+        return self._sim.now
 
     @property
     def done(self) -> bool:
-        return self.sim.done
+        return self._sim.done
 
     @property
     def actions(self) -> tuple[LoggedAction, ...]:
         """The action log, each action with the event count it was applied after."""
-        return tuple(self.sim.logged_actions())
+        return tuple(self._sim.logged_actions())
 
     def step(self, count: int = 1) -> list[EventRecord]:
         """Process up to ``count`` events; return their records."""
         records = []
         for _ in range(count):
-            record = self.sim.step()
+            record = self._sim.step()
             if record is None:
                 break
             records.append(record)
@@ -138,62 +139,66 @@ class Session:
     def step_to_start(self, max_events: int = 1_000_000) -> EventRecord | None:
         """Process events until one starts a job (or the run ends); return that event's record."""
         for _ in range(max_events):
-            record = self.sim.step()
+            record = self._sim.step()
             if record is None or record.started:
                 return record
         return None
 
+    def run(self, until: float | None = None, max_events: int | None = None) -> None:
+        """Run to the end, or through every event at times ≤ ``until`` (at most ``max_events``)."""
+        self._sim.run(until=until, max_events=max_events)
+
     def run_until(self, time: float, max_events: int | None = None) -> None:
         """Process every event at times ≤ ``time`` (at most ``max_events`` of them)."""
-        self.sim.run(until=time, max_events=max_events)
+        self._sim.run(until=time, max_events=max_events)
 
     def goto_event(self, number: int) -> None:
         """Go to the state just after event ``number`` (replaying when it lies behind)."""
         if number < 0:
             raise MeshsimError(f"event numbers start at 0, got {number}")
-        if number < self.sim.events:
-            self.sim = self.sim.replayed(number)
+        if number < self._sim.events:
+            self._sim = self._sim.replayed(number)
         else:
-            self.sim.run_to_event(number)
+            self._sim.run_to_event(number)
 
     def goto_time(self, time: float) -> None:
         """Go to simulated time ``time``: every event at or before it processed, none after."""
-        if time < self.sim.now:
-            self.sim = self.sim.replayed(0)
-        self.sim.run(until=time)
+        if time < self._sim.now:
+            self._sim = self._sim.replayed(0)
+        self._sim.run(until=time)
 
     def back(self, count: int = 1) -> None:
         """Step back ``count`` events (a replay from the start)."""
-        self.goto_event(max(0, self.sim.events - count))
+        self.goto_event(max(0, self._sim.events - count))
 
     # --------------------------------------------------------------------------- actions
 
     def apply(self, action: Action) -> None:
         """Schedule an operator action (at its time, never before now) and log it."""
-        self.sim.apply(action)
+        self._sim.apply(action)
 
     def act_now(self, action: Action) -> None:
         """Apply ``action`` at the current time and process the rest of this instant (the action and
         the scheduling pass after it), so its effect shows at once. An action that fails (e.g.
         holding a job that is not waiting) stays in the log, as it would on replay, and its failure
         is raised as a :class:`MeshsimError` for the operator to see."""
-        action = replace(action, time=self.sim.now)
-        self.sim.apply(action)
-        self.sim.run(until=self.sim.now)
-        failure = self.sim.action_failures.get(id(action))
+        action = replace(action, time=self._sim.now)
+        self._sim.apply(action)
+        self._sim.run(until=self._sim.now)
+        failure = self._sim.action_failures.get(id(action))
         if failure is not None:
             raise MeshsimError(f"{action.kind} failed: {failure} (kept in the log; z undoes it)")
 
     def undo(self) -> Action:
         """Remove the last operator action and replay to the current event without it."""
-        log = self.sim.logged_actions()
+        log = self._sim.logged_actions()
         if not log:
             raise MeshsimError("there is no operator action to undo")
         last = log.pop()
-        position = self.sim.events
+        position = self._sim.events
         sim = self._build(log)
         sim.run_to_event(position)
-        self.sim = sim
+        self._sim = sim
         return last.action
 
     # --------------------------------------------------------------------------- what-if
@@ -206,12 +211,12 @@ class Session:
             name=name or f"{self.name}-fork",
             inputs=(self.machine, self.workload),
         )
-        twin.sim.run_to_event(self.sim.events)
+        twin._sim.run_to_event(self._sim.events)
         return twin
 
     def finished(self) -> Simulation:
         """A copy of this run carried to its end (this session does not move)."""
-        copy = self.fork().sim
+        copy = self.fork()._sim
         copy.run()
         return copy
 
@@ -219,14 +224,27 @@ class Session:
 
     def snapshot(self, reasons: int = 40) -> Snapshot:
         """An immutable view, with the waiting reasons of the first ``reasons`` jobs."""
-        return self.sim.snapshot(reasons=reasons)
+        return self._sim.snapshot(reasons=reasons)
 
     def explain(self, job_id: int) -> str:
-        return self.sim.explain(job_id)
+        return self._sim.explain(job_id)
+
+    def results(self) -> Results:
+        """The result metrics and breakdowns of the jobs finished so far."""
+        return self._sim.results()
+
+    def unit_info(self, cell: int) -> UnitInfo:
+        """The unit inspector's view of map cell ``cell``."""
+        return self._sim.unit_info(cell)
+
+    @property
+    def waiting(self) -> int:
+        """How many jobs wait."""
+        return len(self._sim.scheduler.queue)
 
     def job_details(self, job_id: int) -> JobDetails:
         """The inspector's view of job ``job_id`` (its events among the recent ones)."""
-        sim = self.sim
+        sim = self._sim
         index = sim.job_index(job_id)
         start, end = sim.start_times()[index], math.nan
         running = sim.running.get(index)
@@ -246,4 +264,4 @@ class Session:
 
     def next_time(self) -> float:
         """Time of the next event (``inf`` at the end)."""
-        return self.sim.peek()
+        return self._sim.peek()
