@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from heapq import heappop
-from itertools import chain, repeat
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from meshsim.engine.allocation.allocator import Allocator
-from meshsim.engine.core.jobs import Job
-from meshsim.engine.kernel.events import ACTION, Calendar, EventRecord, priority, schedule
+from meshsim.engine.core.jobs import Job, new_job
+from meshsim.engine.kernel.events import ACTION, Calendar, EventRecord, priority
 from meshsim.engine.kernel.recorders import EventLog
 
 if TYPE_CHECKING:
@@ -30,8 +29,6 @@ if TYPE_CHECKING:
 _CHUNK = 4096
 _INF = math.inf
 _CLOCK = priority(ACTION, (1 << 39))
-_new_tuple = tuple.__new__
-"""Builds a named tuple from a tuple of its fields without its Python-level ``__new__``."""
 
 
 def job_feed(workload: Workload) -> Iterator[Job]:
@@ -52,9 +49,7 @@ def _job_chunks(w: Workload) -> Iterator[Iterator[Job]]:
         if w.shapes is not None:
             rows = w.shapes[lo:hi].tolist()
             shapes = [tuple(v for v in row if v > 0) or None for row in rows]
-        # tuple.__new__ is what Job._make does, without a Python call per job
-        rows = zip(range(lo, hi), *chunk, shapes, strict=True)
-        yield map(_new_tuple, repeat(Job), rows)
+        yield map(new_job, zip(range(lo, hi), *chunk, shapes, strict=True))
 
 
 class EventLoop:
@@ -102,33 +97,23 @@ class EventLoop:
 
     def peek(self) -> float:
         """Time of the next event (``inf`` when the run is over)."""
-        calendar = self.calendar
-        if calendar.stale:
-            calendar.drop_stale()
-        queue = calendar._queue
-        t = queue[0][0] if queue else _INF
-        job = self._next_job
-        return job.submit if job is not None and job.submit < t else t
+        tick = self.calendar.next_tick()
+        t = _INF if tick is None else tick[0]
+        return self._next_submit if self._next_submit < t else t
 
     def advance(self, limit: float = _INF) -> bool:
-        """Process the next event if it is due at or before ``limit``; False if there is none.
-        Cancelled ticks are dropped unseen: they neither count as events nor move the clock.
+        """Process the next event if it is due at or before ``limit``; False if there is none: the
+        next calendar tick, or the next arrival when it comes first (an arrival follows every tick
+        of its instant). Cancelled ticks are dropped unseen: they neither count as events nor move
+        the clock.
 
         (One event per call: Python 3.11 specializes a function's code when it is entered, so a loop
         over all events inside one call would run unspecialized.)"""
         calendar = self.calendar
-        queue = calendar._queue
-        if calendar.stale:
-            calendar.drop_stale()
+        tick = calendar.next_tick()
         next_submit = self._next_submit
-        if queue:
-            top = queue[0]
-            t = top[0]
-            if t <= next_submit:
-                tick = top
-            else:
-                t = next_submit
-                tick = None
+        if tick is not None and tick[0] <= next_submit:
+            t = tick[0]
         elif next_submit < _INF:
             t = next_submit
             tick = None
@@ -141,15 +126,14 @@ class EventLoop:
             for advanced in self.listeners.advanced:
                 advanced(last, t)
             self._last = t
-        calendar._now = t
+        calendar.now = t
         if tick is None:
             self._arrive(self._next_job)
         else:
-            heappop(queue)
+            calendar.pop()
             tick[3](tick[4])
-        if calendar.stale:
-            calendar.drop_stale()
-        if (not queue or queue[0][0] > t) and self._next_submit > t:
+        following = calendar.next_tick()
+        if (following is None or following[0] > t) and self._next_submit > t:
             if self.pass_pending:
                 self._pass(t)
             if self.state.model_dirty:
@@ -196,7 +180,7 @@ class EventLoop:
         wake = self.state.allocator.next_change(now)
         if wake is not None and wake > now and wake != self._wake_at:
             self._wake_at = wake
-            schedule(self.calendar, wake, _CLOCK, self._on_clock, wake)
+            self.calendar.schedule(wake, _CLOCK, self._on_clock, wake)
 
     def _on_clock(self, wake: float) -> None:
         """A time at which the allocator's rules change (e.g. prime time begins); scheduled only

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 
 from meshsim.engine.allocation.allocator import Allocator
 from meshsim.engine.allocation.planning import Planner, Releases, Shadow, count_shadow
-from meshsim.engine.kernel.events import COMPLETION, Calendar, Tick, priority, schedule
+from meshsim.engine.core.jobs import SCHEDULING_FIELDS
+from meshsim.engine.kernel.events import COMPLETION, Calendar, Tick, priority
 from meshsim.engine.kernel.outages import Outages
-from meshsim.engine.kernel.records import MigrationCounts, RunningJob
+from meshsim.engine.kernel.records import MigrationCounts, RunningJob, new_running_job
 
 if TYPE_CHECKING:
     from meshsim.engine.allocation.allocator import Placement
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
     from meshsim.engine.topology.machines import Machine
 
 _COMPLETION = priority(COMPLETION, 0)
-_new_tuple = tuple.__new__
-"""Builds a named tuple from a tuple of its fields without its Python-level ``__new__``."""
 
 
 class MachineState:
@@ -85,14 +84,12 @@ class MachineState:
     def start(self, job: Job, placement: Placement) -> None:
         """Start ``job`` now on ``placement``: the allocator commits it, its completion goes on the
         calendar (or the runtime model decides it), and the recorders hear of it."""
-        now = self.calendar._now
-        # One slice reads six fields for the cost of four attribute reads (a NamedTuple field
-        # is a data descriptor, which Python 3.11 does not specialize).
-        index, _, submit, runtime, estimate, size = job[:6]
+        now = self.calendar.now
+        index, _, submit, runtime, estimate, size = job[SCHEDULING_FIELDS]
         nodes = placement.nodes
         self.layout += 1
         self.allocator.allocate(job, placement)
-        self.running[index] = _new_tuple(RunningJob, (job, now, placement))
+        self.running[index] = new_running_job((job, now, placement))
         insort(self.ends, (now + estimate, index, nodes))
         self.ends_nodes += nodes
         self.busy += size
@@ -101,7 +98,7 @@ class MachineState:
         stats.running += 1
         stats.running_wait += now - submit
         if self.model is None:
-            tick = schedule(self.calendar, now + runtime, _COMPLETION | index, self.complete, index)
+            tick = self.calendar.schedule(now + runtime, _COMPLETION | index, self.complete, index)
             self.end_ticks[index] = tick
         else:
             self.model.start(job, placement, now)
@@ -112,7 +109,7 @@ class MachineState:
     def finish(self, index: int, killed: bool = False) -> RunningJob:
         """Release the nodes of a running job that ends now (normally: its completion came; or
         ``killed``: cancelled, or hit by a failure), and tell the recorders."""
-        now = self.calendar._now
+        now = self.calendar.now
         self.changes += 1
         self.layout += 1
         r = self.running.pop(index)
@@ -146,26 +143,26 @@ class MachineState:
     def reschedule(self) -> None:
         """Move the completions of running jobs to the ends the runtime model gives now."""
         self.model_dirty = False
-        now = self.calendar._now
+        now = self.calendar.now
         for index, end in sorted(self.model.ends(now).items()):
             tick = self.end_ticks.get(index)
             if tick is None or tick[0] != end:
                 if tick is not None:
                     self.calendar.cancel(tick)
                 when = max(end, now)
-                new = schedule(self.calendar, when, _COMPLETION | index, self.complete, index)
+                new = self.calendar.schedule(when, _COMPLETION | index, self.complete, index)
                 self.end_ticks[index] = new
 
     # ------------------------------------------------------------------ what the pass asks
 
     def planner(self) -> Planner:
         """Future availability from the running jobs' expected releases now."""
-        now = self.calendar._now
+        now = self.calendar.now
         return self.allocator.planner(now, Releases(now, self.ends.copy(), self.running))
 
     def shadow(self, job: Job) -> Shadow:
         """The node-count planner's shadow for head ``job`` now (``PassContext.shadow``)."""
-        now = self.calendar._now
+        now = self.calendar.now
         return count_shadow(now, self.allocator.free_nodes, self.ends, job.size, self.ends_nodes)
 
     def overran(self, now: float) -> bool:
@@ -196,7 +193,7 @@ class MachineState:
         allocator = self.allocator
         for job, old in moved:
             allocator.release(job, old)
-        now = self.calendar._now
+        now = self.calendar.now
         for job, _ in moved:
             new = plan[job.index]
             allocator.allocate(job, new)

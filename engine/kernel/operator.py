@@ -12,7 +12,7 @@ from meshsim.engine.allocation.allocator import ALLOCATORS, Allocator
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.jobs import Job
 from meshsim.engine.core.seeding import Stream, generator
-from meshsim.engine.kernel.events import ACTION, priority, schedule
+from meshsim.engine.kernel.events import ACTION, priority
 from meshsim.engine.topology.units import block_cells, unit_name
 
 if TYPE_CHECKING:
@@ -194,7 +194,7 @@ class Operator:
         label = block if isinstance(block, str) else " ".join(map(str, block))
         reservation = self.loop.state.outages.reserve(cells, now, until, label)
         end = _RESERVATION_END | reservation.number
-        schedule(self.loop.calendar, until, end, self._end_reservation, reservation)
+        self.loop.calendar.schedule(until, end, self._end_reservation, reservation)
         return f"reserved {label} ({len(cells)} units) until t={until:g}"
 
     def _end_reservation(self, reservation: Reservation) -> None:

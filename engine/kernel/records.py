@@ -3,7 +3,9 @@ and the immutable snapshot the console renders (DESIGN.md, "Engine")."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -43,6 +45,13 @@ class RunningJob(NamedTuple):
     @property
     def end(self) -> float:
         return self.start + self.job.runtime
+
+
+new_running_job: Callable[[tuple[Job, float, Placement]], RunningJob] = partial(
+    tuple.__new__, RunningJob
+)
+"""A :class:`RunningJob` from ``(job, start, placement)``, without the named tuple's Python-level
+``__new__`` (one per job started; ``tests/engine/test_records.py`` pins the field order)."""
 
 
 @dataclass(frozen=True, eq=False)

@@ -37,7 +37,7 @@ from meshsim.engine.core.policy import Policy
 from meshsim.engine.core.seeding import Stream, generator
 from meshsim.engine.kernel import views
 from meshsim.engine.kernel.actions import Action, LoggedAction
-from meshsim.engine.kernel.events import ACTION, Calendar, EventRecord, priority, schedule
+from meshsim.engine.kernel.events import ACTION, Calendar, EventRecord, priority
 from meshsim.engine.kernel.loop import EventLoop
 from meshsim.engine.kernel.machine_state import MachineState
 from meshsim.engine.kernel.operator import Operator, make_allocator
@@ -199,8 +199,7 @@ class Simulation:
         number = len(self.action_log)
         self.action_log.append(action)
         self.action_events.append(self.loop.events)
-        calendar = self.loop.calendar
-        schedule(calendar, action.time, priority(ACTION, number), self._on_action, action)
+        self.loop.calendar.schedule(action.time, priority(ACTION, number), self._on_action, action)
 
     def _on_action(self, action: Action) -> None:
         try:
