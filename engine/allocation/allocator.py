@@ -53,7 +53,7 @@ class Allocator(ABC):
 
     ``stable_refusals``: a job :meth:`find` refuses stays refused while nothing is released,
     whatever else arrives or time passes, and :meth:`planner` counts nodes; the engine may then skip
-    re-trying such jobs in later passes (:meth:`meshsim.engine.kernel.simulation.Simulation._pass`).
+    re-trying such jobs in later passes (:class:`meshsim.engine.scheduling.scheduler.Scheduler`).
 
     ``fits_by_count``: :meth:`fits` is exactly ``job.size <= free_nodes`` (interchangeable nodes),
     so a caller that has compared the two need not ask; a subclass that overrides

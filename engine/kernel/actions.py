@@ -157,7 +157,7 @@ class Fail(Action):
     """A unit fails: ``unit`` is a midplane name (``R00-M0``), a grid coordinate (``3,4``), a node
     number on flat machines, or a cell index. ``on_job`` says what happens to the job on it:
     ``requeue`` (default: back to the queue, restarted from scratch later) or ``kill``. See
-    :meth:`meshsim.engine.kernel.simulation.Simulation.fail_unit`."""
+    :meth:`meshsim.engine.kernel.operator.Operator.fail_unit`."""
 
     kind: ClassVar[str] = "fail"
     unit: str | int = ""
@@ -186,7 +186,7 @@ class Reserve(Action):
     once, busy ones as their jobs end; all return at ``until``. ``block`` is a list of units, a box
     ``"0,0 4x4"`` on grids, a partition name on partition machines (``"1K R00-M0..R00-M1"``), or
     units separated by spaces. See
-    :meth:`meshsim.engine.kernel.simulation.Simulation.reserve_units`."""
+    :meth:`meshsim.engine.kernel.operator.Operator.reserve_units`."""
 
     kind: ClassVar[str] = "reserve"
     block: str | tuple[str | int, ...] = ""

@@ -26,7 +26,7 @@ class Discipline(ABC):
     incremental: ClassVar[bool] = False
     skips_idle: ClassVar[bool] = False
     """:meth:`idle` is :meth:`select` when no waiting job fits (the engine then calls it instead: an
-    idle pass, :meth:`meshsim.engine.kernel.simulation.Simulation._pass`)."""
+    idle pass, :class:`meshsim.engine.scheduling.scheduler.Scheduler`)."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy

@@ -1,7 +1,7 @@
 """A settled pass (only arrivals since the last one) starts exactly what a full pass would.
 
 The engine skips re-trying the jobs the last pass left waiting when nothing was released since
-(:meth:`meshsim.engine.kernel.simulation.Simulation._pass`). The same runs with an allocator that
+(:class:`meshsim.engine.scheduling.scheduler.Scheduler`). The same runs with an allocator that
 does not declare stable refusals always take full passes; the two must agree event by event, in
 start times and in the reasons given for waiting jobs, including when jobs overrun their estimates
 and when the operator fails, repairs and holds. Likewise for an allocator that does not declare that
