@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
 from meshsim.cli.output import out
+from meshsim.engine.benchpage import Measurement, render, this_host
+from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.registry import Registry
 from meshsim.engine.tools.bench import SCENARIOS, Scenario, run_child
+from meshsim.engine.writing import write_file
 
 
 def register(app: typer.Typer) -> None:
@@ -33,9 +37,21 @@ def bench(
             help="Run the operator console's scenarios (frame rate, frame time, memory).",
         ),
     ] = False,
+    markdown: Annotated[
+        Path | None,
+        typer.Option(
+            "--markdown",
+            metavar="FILE",
+            help="Also write the figures as a benchmarks page (docs/benchmarks.md; with "
+            "--console, docs/console-benchmarks.md): each scenario, its target, the measured "
+            "figure, the machine, Python, load and commit.",
+        ),
+    ] = None,
 ) -> None:
     """Measure simulation speed and memory on fixed scenarios; compare with their targets."""
     registry = console_scenarios() if console else SCENARIOS
+    if markdown is not None and not markdown.parent.is_dir():
+        raise MeshsimError(f"--markdown {markdown}: folder {markdown.parent} does not exist")
     if list_only:
         table = Table(title="benchmark scenarios")
         for col in ("name", "what", "target"):
@@ -46,20 +62,57 @@ def bench(
         out.print(table)
         return
     if console:
-        bench_console(names or registry.names())
-        return
-    chosen = names or [n for n in SCENARIOS.names() if heavy or not SCENARIOS.get(n).heavy]
+        page = bench_console(names or registry.names())
+    else:
+        page = bench_engine(
+            names or [n for n in SCENARIOS.names() if heavy or not SCENARIOS.get(n).heavy]
+        )
+    if markdown is not None:
+        title = "Console benchmarks" if console else "Benchmarks"
+        command = _command(console, heavy, markdown, names)
+        write_file(markdown, render(page, this_host(), command, title))
+        out.print(f"wrote {markdown}", highlight=False)
+
+
+def _command(console: bool, heavy: bool, markdown: Path, names: list[str] | None) -> str:
+    """The command line that writes the page, as the page states it."""
+    words = ["meshsim", "bench", *(["--console"] if console else []), *(["--all"] if heavy else [])]
+    return " ".join([*words, "--markdown", str(markdown), *(names or [])])
+
+
+def bench_engine(chosen: list[str]) -> list[Measurement]:
+    """Run engine scenarios, each in a fresh interpreter, print their figures and return the
+    page's rows."""
     for name in chosen:
         SCENARIOS.get(name)
+    page: list[Measurement] = []
     table = Table(title="meshsim bench")
     for col in ("scenario", "jobs", "wall s", "sim s", "jobs/s", "events/s", "peak MB", "target"):
         table.add_column(col, justify="left" if col in ("scenario", "target") else "right")
     for name in chosen:
+        scenario = SCENARIOS.get(name)
         with out.status(f"running {name}"):
+            before = os.getloadavg()[0]
             r = run_child(name)
+            after = os.getloadavg()[0]
         if "skipped" in r:
             table.add_row(name, "-", "-", "-", "-", "-", "-", f"skipped: {r['skipped']}")
+            page.append(
+                Measurement(
+                    name,
+                    scenario.description,
+                    scenario.target,
+                    f"skipped: {r['skipped']}",
+                    before,
+                    after,
+                )
+            )
             continue
+        page.append(
+            Measurement(
+                name, scenario.description, scenario.target, scenario.figure(r), before, after
+            )
+        )
         table.add_row(
             name,
             f"{r['jobs']:,}",
@@ -105,6 +158,7 @@ def bench(
                 "same run without the command line's imports",
             )
     out.print(table)
+    return page
 
 
 def console_scenarios() -> Registry[Scenario]:
@@ -114,10 +168,10 @@ def console_scenarios() -> Registry[Scenario]:
     return CONSOLE_SCENARIOS
 
 
-def bench_console(names: list[str]) -> None:
+def bench_console(names: list[str]) -> list[Measurement]:
     """Run console scenarios, each in a fresh interpreter, and print every figure with its target,
     then the notes that explain them; the load average is printed because the figures depend on a
-    quiet machine."""
+    quiet machine. Returns the page's rows, one per figure."""
     from meshsim.tui.bench import run_child
 
     registry = console_scenarios()
@@ -127,6 +181,7 @@ def bench_console(names: list[str]) -> None:
     for col in ("figure", "measured", "target", "met"):
         table.add_column(col, justify="right" if col == "measured" else "left")
     notes: list[str] = []
+    page: list[Measurement] = []
     for name in names:
         with out.status(f"running {name}"):
             before = os.getloadavg()[0]
@@ -136,8 +191,12 @@ def bench_console(names: list[str]) -> None:
         table.add_row(f"[bold]{name}[/]", "", "", "")
         for row in r["figures"]:
             table.add_row(*row)
+            figure, measured, target, met = row
+            shown = f"{measured} (met: {met})" if met else measured
+            page.append(Measurement(name, figure, target, shown, before, after))
         notes += [f"{name}: {note}" for note in r.get("notes", [])]
         notes.append(f"{name}: load average {before:.1f} before, {after:.1f} after")
     out.print(table)
     for note in notes:
         out.print(note, highlight=False)
+    return page

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import csv
-import json
+import io
 import os
 from pathlib import Path
 from typing import Annotated
@@ -11,16 +11,25 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from meshsim.cli import interrupts
+from meshsim.cli import options as opt
 from meshsim.cli.output import out
 from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.tools.compare import METRICS, PRESETS, Config, compare, gains
-from meshsim.engine.tools.outputs import write_text
-from meshsim.engine.tools.runcase import DEFAULT_MACHINE
+from meshsim.engine.tools.outputs import dumps
+from meshsim.engine.tools.runcase import DEFAULT_MACHINE, RunOptions, input_files
 from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.validation.options import COMPARE, check_options, run_option_rule
+from meshsim.engine.validation.rules import check_value
 from meshsim.engine.workloads.generators import load_workload
+from meshsim.engine.writing import Batch, Target, check_targets
 
 KEYS = {"queue", "discipline", "backfill", "alloc", "window", "bound", "rotate", "migrate"}
+BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 LABELS = {"loss_of_capacity": "LoC", "avg_wait_s": "wait (s)", "avg_bsld": "bounded slowdown"}
+FILES = ("compare.json", "outcomes.csv", "gains.csv")
+"""The files ``--out DIR`` writes."""
 
 
 def register(app: typer.Typer) -> None:
@@ -28,7 +37,8 @@ def register(app: typer.Typer) -> None:
 
 
 def parse_config(text: str) -> Config:
-    """``NAME:key=value,key=value`` (keys: the policy options of meshsim run)."""
+    """``NAME:key=value,key=value`` (keys: the policy options of meshsim run, each value held to
+    that option's rule)."""
     name, sep, rest = text.partition(":")
     if not sep or not name.strip():
         raise MeshsimError(f"--config '{text}': expected NAME:key=value,...")
@@ -39,20 +49,37 @@ def parse_config(text: str) -> Config:
         if not eq or key not in KEYS:
             valid = ", ".join(sorted(KEYS))
             raise MeshsimError(f"--config '{text}': '{item}' is not key=value (keys: {valid})")
-        if key in ("window", "bound"):
-            options[key] = int(value)
-        elif key in ("rotate", "migrate"):
-            options[key] = value.strip().lower() in ("1", "true", "yes")
-        else:
-            options["allocator" if key == "alloc" else key] = value.strip()
+        rule = run_option_rule(key)
+        where = f"--config '{text}': {key}"
+        options["allocator" if key == "alloc" else key] = check_value(
+            rule, _typed(rule.kind, value.strip(), where), where
+        )
     return Config(name.strip(), options)
+
+
+def _typed(kind: str, text: str, where: str) -> object:
+    """A ``--config`` value as the option's kind (an integer, true/false, or text)."""
+    if kind == "int":
+        try:
+            return int(text)
+        except ValueError:
+            raise MeshsimError(f"{where}: expected an integer, got {text!r}") from None
+    if kind == "bool":
+        if text.lower() in BOOLEANS:
+            return BOOLEANS[text.lower()]
+        raise MeshsimError(f"{where}: expected true or false, got {text!r}")
+    return text
 
 
 def compare_command(
     machine: Annotated[
         str, typer.Option(help="Machine (name, .toml file or flat:N).")
     ] = DEFAULT_MACHINE,
-    workload: Annotated[str | None, typer.Option(help="Workload (default: the machine's).")] = None,
+    workload: opt.Workload = None,
+    lenient: opt.Lenient = False,
+    log_format: opt.LogFormat = None,
+    tz: opt.TimeZone = "UTC",
+    partition_limit: opt.PartitionLimit = None,
     preset: Annotated[
         str | None, typer.Option(help=f"A set of configurations: {', '.join(PRESETS.names())}.")
     ] = None,
@@ -71,6 +98,7 @@ def compare_command(
     ] = None,
 ) -> None:
     """Run configurations on one workload and report each against its baseline (Tang et al.)."""
+    check_options(COMPARE, {"--preset": preset, "--seed": seed, "--workers": workers})
     if preset and config:
         raise MeshsimError("give either --preset or --config, not both")
     if preset:
@@ -80,43 +108,77 @@ def compare_command(
         configs = (parsed[0], *(Config(c.name, c.options, parsed[0].name) for c in parsed[1:]))
     else:
         raise MeshsimError("give --preset NAME or at least two --config NAME:options")
-    the_machine = load_machine(machine)
-    jobs = load_workload(workload, the_machine, seed=seed)
-    outcomes = compare(
-        the_machine,
-        jobs,
-        configs,
-        by_month=not whole,
-        seed=seed,
-        workers=workers or os.cpu_count() or 1,
+    names = [c.name for c in configs]
+    if len(set(names)) != len(names):
+        raise MeshsimError("--config: two configurations share a name")
+    check_targets(
+        [Target("--out", out_dir, folder=True, files=FILES) if out_dir else None],
+        input_files(RunOptions(machine=machine, workload=workload)),
     )
-    rows = gains(outcomes, configs)
+    progress = ["while loading the inputs"]
+    with Batch() as batch, interrupts.watching(lambda: f"{progress[0]}; no output was written"):
+        the_machine = load_machine(machine)
+        log = LogOptions(log_format, tz, partition_limit)
+        jobs = load_workload(workload, the_machine, seed=seed, lenient=lenient, log=log)
+
+        def done(k: int, n: int) -> None:
+            progress[0] = f"after {k} of {n} runs"
+
+        progress[0] = "before the first run finished"
+        outcomes = compare(
+            the_machine,
+            jobs,
+            configs,
+            by_month=not whole,
+            seed=seed,
+            workers=workers or os.cpu_count() or 1,
+            done=done,
+        )
+        rows = gains(outcomes, configs)
+        if out_dir:
+            folder = batch.folder(out_dir)
+            document = {
+                "machine": machine,
+                "workload": workload or str(the_machine.default_workload),
+                "configs": [
+                    {"name": c.name, "options": c.options, "baseline": c.baseline} for c in configs
+                ],
+                "outcomes": [o.__dict__ for o in outcomes],
+                "gains": rows,
+            }
+            batch.write(folder / "compare.json", dumps(document))
+            batch.write(
+                folder / "outcomes.csv",
+                _csv(
+                    ["config", "part", "jobs", *METRICS],
+                    [
+                        [o.config, o.part, o.jobs, *(o.metrics[m] for m in METRICS)]
+                        for o in outcomes
+                    ],
+                ),
+            )
+            batch.write(
+                folder / "gains.csv",
+                _csv(
+                    ["config", "baseline", "part", *METRICS],
+                    [
+                        [r["config"], r["baseline"], r["part"], *(r[m] for m in METRICS)]
+                        for r in rows
+                    ],
+                ),
+            )
+        batch.commit()
     parts = sorted({o.part for o in outcomes})
     _print(outcomes, rows, configs, parts)
-    if out_dir:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        document = {
-            "machine": machine,
-            "workload": workload or str(the_machine.default_workload),
-            "configs": [
-                {"name": c.name, "options": c.options, "baseline": c.baseline} for c in configs
-            ],
-            "outcomes": [o.__dict__ for o in outcomes],
-            "gains": rows,
-        }
-        write_text(out_dir / "compare.json", json.dumps(document, indent=2) + "\n")
-        with (out_dir / "outcomes.csv").open("w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["config", "part", "jobs", *METRICS])
-            w.writerows(
-                [o.config, o.part, o.jobs, *(o.metrics[m] for m in METRICS)] for o in outcomes
-            )
-        with (out_dir / "gains.csv").open("w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["config", "baseline", "part", *METRICS])
-            w.writerows(
-                [r["config"], r["baseline"], r["part"], *(r[m] for m in METRICS)] for r in rows
-            )
+
+
+def _csv(header: list[str], rows: list[list[object]]) -> str:
+    """A table as CSV text; an undefined value (None) is an empty cell."""
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    writer.writerows(["" if v is None else v for v in row] for row in rows)
+    return buffer.getvalue()
 
 
 def _print(outcomes, rows, configs, parts) -> None:  # type: ignore[no-untyped-def]
@@ -130,7 +192,9 @@ def _print(outcomes, rows, configs, parts) -> None:  # type: ignore[no-untyped-d
         if c.baseline is not None:
             continue
         for m in METRICS:
-            base.add_row(c.name, LABELS[m], *(f"{by[(c.name, p)].metrics[m]:.3f}" for p in parts))
+            base.add_row(
+                c.name, LABELS[m], *(_shown(by[(c.name, p)].metrics[m], ".3f") for p in parts)
+            )
     out.print(base)
     for m in METRICS:
         t = Table(title=f"relative gain in {LABELS[m]}: (base - new) / base", header_style="bold")
@@ -142,5 +206,11 @@ def _print(outcomes, rows, configs, parts) -> None:  # type: ignore[no-untyped-d
             if c.baseline is None:
                 continue
             values = [r[m] for r in rows if r["config"] == c.name]
-            t.add_row(c.name, *(f"{v:+.1%}" for v in values), f"{sum(values) / len(values):+.1%}")
+            known = [v for v in values if v is not None]
+            mean = sum(known) / len(known) if known else None
+            t.add_row(c.name, *(_shown(v, "+.1%") for v in values), _shown(mean, "+.1%"))
         out.print(t)
+
+
+def _shown(value: float | None, spec: str) -> str:
+    return "—" if value is None else format(value, spec)

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from meshsim.cli import interrupts
 from meshsim.engine.families.contention.layouts import (
     LAYOUTS,
     TRAFFIC_KINDS,
@@ -55,16 +56,19 @@ def contention(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Link contention, hotspot, max_contention and throughput of one layout (Tables 5, 6)."""
-    analysis = analyze_layout(
-        mesh,
-        layout,
-        mesh if size is None else size,
-        mesh if io_nodes is None else io_nodes,
-        traffic,
-        link_mb_s=link_mb_s,
-        node_mb_s=node_mb_s,
-    )
+    with interrupts.watching(
+        lambda: f"while routing the {layout} layout on the {mesh}x{mesh} mesh"
+    ):
+        analysis = analyze_layout(
+            mesh,
+            layout,
+            mesh if size is None else size,
+            mesh if io_nodes is None else io_nodes,
+            traffic,
+            link_mb_s=link_mb_s,
+            node_mb_s=node_mb_s,
+        )
     if as_json:
-        typer.echo(json.dumps(analysis.to_dict(matrix=bool(matrix))))
+        typer.echo(json.dumps(analysis.to_dict(matrix=bool(matrix)), allow_nan=False))
     else:
         typer.echo(render_layout_analysis(analysis, matrix=matrix))

@@ -11,6 +11,7 @@ from meshsim.engine.families.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
 from meshsim.engine.kernel.actions import ACTIONS
 from meshsim.engine.kernel.reports import REPORTS
 from meshsim.engine.kernel.runtime_models import RUNTIME_MODELS
+from meshsim.engine.logs.formats import LOG_FORMATS, SWF
 from meshsim.engine.scheduling.backfill import BACKFILLS
 from meshsim.engine.scheduling.disciplines import DISCIPLINES
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS
@@ -61,6 +62,9 @@ def list_names() -> None:
         ", ".join(IO_TRAFFIC.names()),
         "every compute node to every I/O node; default write",
     )
+    table.add_row("trace or log format (--from)", SWF, "Standard Workload Format")
+    for name in LOG_FORMATS.names():
+        table.add_row("trace or log format (--from)", name, LOG_FORMATS.get(name).description)
     table.add_row("report (--report)", ", ".join(REPORTS.names()), "")
     table.add_row("topology", ", ".join(TOPOLOGIES.names()), "machine files: [machine] topology")
     table.add_row("workload kind", ", ".join(GENERATORS.names()), "workload files: [workload] kind")

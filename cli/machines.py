@@ -11,6 +11,7 @@ from rich.table import Table
 from meshsim.cli.output import error_line, out
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.topology.machines import bundled_machines, load_machine
+from meshsim.engine.workloads.generators import check_workload_file
 
 machines_app = typer.Typer(
     help="List, show and validate machine definitions.", no_args_is_help=True
@@ -65,11 +66,15 @@ def show(
 def validate(
     paths: Annotated[list[Path], typer.Argument(help="Machine .toml files to check.")],
 ) -> None:
-    """Check machine files; every problem names the file and key."""
+    """Check machine files as a run uses them (defaults, default workload); every problem names the
+    file and key."""
     failed = 0
     for path in paths:
         try:
             m = load_machine(str(path))
+            workload = m.default_workload_path()
+            if workload is not None:
+                check_workload_file(workload)
         except MeshsimError as exc:
             error_line(str(exc))
             failed += 1

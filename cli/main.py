@@ -1,5 +1,9 @@
 """``meshsim``: the entry point. Every command's bad input ends as one ``error:`` line and a
-non-zero exit (status 1 for bad input, 2 for bad usage), never a traceback.
+non-zero exit (status 1 for bad input, 2 for bad usage), never a traceback; an input or output that
+fails at the operating system (a full disk, a closed pipe) is the same kind of line; Ctrl-C and
+SIGTERM end with one line saying where the command stopped and status 130 or 143
+(:mod:`meshsim.cli.interrupts`). A failure that is a bug in meshsim is one ``error: internal
+error`` line with status 70; ``MESHSIM_DEBUG=1`` shows its traceback.
 
 Start-up is kept small: ``--version`` is answered before Typer is imported, and the command group
 registers only the command being run. ``meshsim --help`` lists every command from
@@ -8,7 +12,9 @@ without importing any command module, so it loads neither numpy nor the console.
 
 from __future__ import annotations
 
+import errno
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,6 +24,7 @@ from typing import Annotated
 import typer
 
 from meshsim import __version__
+from meshsim.cli import interrupts
 from meshsim.cli.output import err, error_line
 from meshsim.engine.core.errors import MeshsimError
 
@@ -43,7 +50,7 @@ COMMANDS = {
     ),
     "trace": Command(
         "trace",
-        "Inspect and convert SWF workload traces.",
+        "Inspect and convert workload traces and operators' logs.",
     ),
     "machines": Command(
         "machines",
@@ -149,11 +156,59 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args and args[0] in VERSION_FLAGS:
         print(f"meshsim {__version__}")
         return
+    if _command_name(args) != "tui":  # the console handles its own keys and signals
+        interrupts.install()
+    sys.exit(_run(args))
+
+
+def _run(args: list[str]) -> int:
+    """Run the command line; return the exit status (every failure printed as one line)."""
+    from typer._click import exceptions as click
+
     try:
-        build_app(args)(args=args, prog_name="meshsim")
+        code = build_app(args)(args=args, prog_name="meshsim", standalone_mode=False)
+    except click.NoArgsIsHelpError as exc:
+        exc.show()
+        return 2
+    except click.ClickException as exc:
+        error_line(exc.format_message())
+        return exc.exit_code
+    except typer.Abort:
+        error_line("aborted (end of input)")
+        return 1
     except MeshsimError as exc:
         error_line(str(exc))
-        sys.exit(1)
+        return 1
     except KeyboardInterrupt:
-        err.print("interrupted")
-        sys.exit(130)
+        code = 130
+    except OSError as exc:
+        return _os_error(exc)
+    except MemoryError:
+        error_line("out of memory (a resource limit may be set too high; see docs/boundaries.md)")
+        return 1
+    except Exception as exc:
+        if os.environ.get("MESHSIM_DEBUG"):
+            raise
+        error_line(
+            f"internal error: {type(exc).__name__}: {exc} (a bug in meshsim; please report it "
+            "with the command line; MESHSIM_DEBUG=1 shows the traceback)"
+        )
+        return 70
+    stop = interrupts.stopped()
+    if stop is not None:
+        if not stop.reported:
+            err.print(f"interrupted ({stop.name}) {stop.where}", markup=False, highlight=False)
+        return stop.exit_code
+    return code if isinstance(code, int) else 0
+
+
+def _os_error(exc: OSError) -> int:
+    """A failure at the operating system as one line (a closed pipe on stdout ends quietly, as
+    ``head`` expects)."""
+    if exc.errno == errno.EPIPE:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + 13
+    where = f"{exc.filename}: " if exc.filename else ""
+    error_line(f"{where}{exc.strerror or exc}")
+    return 1

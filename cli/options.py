@@ -1,5 +1,6 @@
-"""Command-line options that several commands share (``meshsim run`` and ``meshsim tui``), so their
-names, help and listed valid names are written once."""
+"""Command-line options that several commands share (``meshsim run``, ``tui``, ``compare``,
+``sweep`` through ``run``, and ``trace``), so their names, help and listed valid names are written
+once."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Annotated
 import typer
 
 from meshsim.engine.allocation.allocator import ALLOCATORS
+from meshsim.engine.logs.formats import format_names
 from meshsim.engine.scheduling.backfill import BACKFILLS
 from meshsim.engine.scheduling.disciplines import DISCIPLINES
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS
@@ -27,7 +29,46 @@ Machine = Annotated[
 ]
 Workload = Annotated[
     str | None,
-    typer.Option(help="SWF trace (.swf, .swf.gz) or workload .toml; default: the machine's."),
+    typer.Option(
+        help="SWF trace (.swf, .swf.gz), an operator's log (Slurm sacct or jobcomp, PBS, Cobalt; "
+        "see --from) or workload .toml; default: the machine's."
+    ),
+]
+LOG_PANEL = "Traces and logs"
+LogFormat = Annotated[
+    str | None,
+    typer.Option(
+        "--from",
+        help=f"Format of the trace or log: {', '.join(format_names())} (default: told from its "
+        "content).",
+        rich_help_panel=LOG_PANEL,
+    ),
+]
+TimeZone = Annotated[
+    str,
+    typer.Option(
+        "--tz",
+        help="Time zone of a log's local time stamps (Slurm, PBS, Cobalt), an IANA name; written "
+        "to the SWF header as TimeZoneString.",
+        rich_help_panel=LOG_PANEL,
+    ),
+]
+PartitionLimit = Annotated[
+    str | None,
+    typer.Option(
+        help="Time limit of log jobs without one of their own (UNLIMITED, Partition_Limit, no "
+        "walltime), by partition or queue: NAME=DURATION,... (* for any; [D-]HH:MM:SS, MM:SS or "
+        "minutes).",
+        rich_help_panel=LOG_PANEL,
+    ),
+]
+Lenient = Annotated[
+    bool,
+    typer.Option(
+        help="Skip malformed SWF lines and log records (they are counted and reported) instead of "
+        "failing.",
+        rich_help_panel=LOG_PANEL,
+    ),
 ]
 Queue = Annotated[
     str | None,

@@ -42,7 +42,9 @@ def interactive() -> bool:
 
 
 def error_line(message: str) -> None:
-    """Print ``error: message`` on stderr (markup in the message is shown literally)."""
+    """Print ``error: message`` on stderr as one line (markup in the message is shown literally;
+    line breaks inside it become spaces)."""
     from rich.markup import escape
 
-    err.print(f"[bold red]error:[/] {escape(message)}")
+    text = " ".join(message.split("\n"))
+    err.print(f"[bold red]error:[/] {escape(text)}")

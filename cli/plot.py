@@ -3,12 +3,13 @@ install 'meshsim[plot]'``) or, with ``--terminal``, as text."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from meshsim.cli.output import fail, out
+from meshsim.cli.output import err, fail, out
 from meshsim.engine.tools.experiments.figures import (
     Figure,
     load_key,
@@ -18,8 +19,10 @@ from meshsim.engine.tools.experiments.figures import (
 )
 from meshsim.engine.tools.experiments.store import ResultStore
 from meshsim.engine.tools.experiments.summaries import config_keys
-from meshsim.engine.tools.experiments.tables import load_rows
+from meshsim.engine.tools.experiments.tables import UNREADABLE, load_rows
 from meshsim.engine.tools.experiments.textplot import render
+from meshsim.engine.validation.options import PLOT, check_options
+from meshsim.engine.writing import Batch, Target, check_targets
 
 KINDS = ("load", "util-slowdown", "wait-cdf")
 
@@ -50,13 +53,21 @@ def plot(
     width: Annotated[int, typer.Option(help="Terminal plot width in characters.")] = 78,
 ) -> None:
     """Draw metric vs. load per policy, utilization vs. slowdown, and wait CDFs by size class."""
-    for k in kind or ():
-        if k not in KINDS:
-            raise typer.BadParameter(f"expected one of {', '.join(KINDS)}", param_hint="--kind")
-    if fmt not in ("png", "svg"):
-        raise typer.BadParameter("expected png or svg", param_hint="--format")
+    check_options(PLOT, {"--kind": kind, "--format": fmt, "--width": width})
+    folder = out_dir or results / "figures"
+    if not terminal:
+        check_targets([Target("--out", folder, folder=True)], [results / "sweep.json"])
     store = ResultStore(results)
     manifest, rows = load_rows(store)
+    unreadable = [r for r in rows if r.status == UNREADABLE]
+    if unreadable:
+        err.print(
+            f"warning: {len(unreadable)} stored case(s) could not be read and are left out "
+            f"(first: {unreadable[0].case_id}, {unreadable[0].error}); run the sweep again to "
+            "compute them",
+            markup=False,
+            highlight=False,
+        )
     if not any(r.status == "ok" for r in rows):
         fail(f"{results}: no finished case to plot")
     figures = _figures(manifest, rows, store, kind, metric, x, series)
@@ -66,7 +77,6 @@ def plot(
         for figure in figures:
             out.print(render(figure, width=width), markup=False, highlight=False)
         return
-    folder = out_dir or results / "figures"
     for path in _draw(figures, folder, fmt):
         out.print(f"wrote {path}")
 
@@ -103,6 +113,8 @@ def _figures(
     if "util-slowdown" in wanted:
         figures.append(utilization_vs_slowdown(manifest, rows, x_key))
     if "wait-cdf" in wanted:
+        if series is not None and series not in keys:
+            fail(f"--series {series}: not a key that varies in this sweep ({', '.join(keys)})")
         key = series or (next(iter(manifest["baseline"]), None) or (keys[0] if keys else None))
         if key is None:
             fail("the wait CDFs need a key to compare (--series)")
@@ -118,29 +130,35 @@ def _draw(figures: list[Figure], folder: Path, fmt: str) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for figure in figures:
-        fig, ax = plt.subplots(figsize=(7.5, 4.8))
-        for s in figure.series:
-            if figure.steps:
-                ax.step(s.x, s.y, where="post", label=s.label)
-            elif s.err is not None and any(e == e for e in s.err):
-                ax.errorbar(s.x, s.y, yerr=[0 if e != e else e for e in s.err], marker="o",
-                            capsize=3, label=s.label)  # fmt: skip
-            else:
-                ax.plot(s.x, s.y, marker="o", label=s.label)
-        if figure.log_y:
-            ax.set_yscale("log")
-        ax.set_title(figure.title)
-        ax.set_xlabel(figure.x_label)
-        ax.set_ylabel(figure.y_label)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
-        fig.tight_layout()
-        path = folder / f"{figure.name}.{fmt}"
-        metadata = {"Date": None} if fmt == "svg" else {"Software": None}
-        fig.savefig(path, metadata=metadata)
-        plt.close(fig)
-        written.append(path)
+    with Batch() as batch:
+        written = [_drawn(plt, batch, figure, batch.folder(folder), fmt) for figure in figures]
+        batch.commit()
     return written
+
+
+def _drawn(plt: Any, batch: Batch, figure: Figure, folder: Path, fmt: str) -> Path:
+    """Draw one figure and stage its file."""
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    for s in figure.series:
+        if figure.steps:
+            ax.step(s.x, s.y, where="post", label=s.label)
+        elif s.err is not None and any(e == e for e in s.err):
+            ax.errorbar(s.x, s.y, yerr=[0 if e != e else e for e in s.err], marker="o",
+                        capsize=3, label=s.label)  # fmt: skip
+        else:
+            ax.plot(s.x, s.y, marker="o", label=s.label)
+    if figure.log_y:
+        ax.set_yscale("log")
+    ax.set_title(figure.title)
+    ax.set_xlabel(figure.x_label)
+    ax.set_ylabel(figure.y_label)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    path = folder / f"{figure.name}.{fmt}"
+    metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+    image = io.BytesIO()
+    fig.savefig(image, format=fmt, metadata=metadata)
+    plt.close(fig)
+    batch.write(path, image.getvalue())
+    return path

@@ -26,8 +26,9 @@ from meshsim.engine.tools.experiments.reproduce import (
     load_experiment,
 )
 from meshsim.engine.tools.experiments.spec import CaseValues, expand
-from meshsim.engine.tools.experiments.store import ResultStore
+from meshsim.engine.tools.experiments.store import ResultStore, check_results_folder
 from meshsim.engine.tools.experiments.tables import load_rows
+from meshsim.engine.validation.options import WORKERS, check_options
 
 RESULTS_ROOT = Path("meshsim-results")
 
@@ -58,8 +59,11 @@ def reproduce(
     if list_only or name is None:
         _list()
         return
+    check_options(WORKERS, {"--workers": workers})
     experiment = load_experiment(name)
     spec = experiment.spec
+    folder = results or RESULTS_ROOT / experiment.folder_name
+    check_results_folder(folder, "--results", [spec.source])
     cases = expand(spec)
     schema = command_schema(spec.settings.command)
     needs = {
@@ -74,7 +78,6 @@ def reproduce(
     if not runnable or schema is None:
         fail(f"{experiment.name}: " + "; ".join(str(n) for n in _distinct(needs.values())))
     _print_needs(cases, needs)
-    folder = results or RESULTS_ROOT / experiment.folder_name
     report = run_with_progress(
         spec, schema, folder, make_executor(executor, workers), quiet=quiet, cases=runnable
     )

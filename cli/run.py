@@ -3,29 +3,34 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import fields
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from meshsim.cli import interrupts
 from meshsim.cli import options as opt
 from meshsim.cli.output import fail, interactive, out
 from meshsim.engine.families.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
-from meshsim.engine.kernel.reports import REPORTS, ReportTable, write_csv
+from meshsim.engine.kernel.reports import REPORTS, ReportTable, csv_text
 from meshsim.engine.kernel.runtime_models import RUNTIME_MODELS
 from meshsim.engine.kernel.simulation import Simulation
-from meshsim.engine.tools.outputs import (
-    EventLogWriter,
-    dumps,
-    write_jobs_csv,
-    write_schedule_swf,
-    write_text,
+from meshsim.engine.logs.reasons import RECORD_REASONS
+from meshsim.engine.tools.outputs import EventLogWriter, dumps, jobs_csv_text, schedule_swf
+from meshsim.engine.tools.runcase import (
+    DEFAULT_MACHINE,
+    RunOptions,
+    case_document,
+    input_files,
+    prepare,
 )
-from meshsim.engine.tools.runcase import DEFAULT_MACHINE, RunOptions, case_document, prepare
 from meshsim.engine.tools.scenario import load_scenario, scenario_document
+from meshsim.engine.validation.options import RUN_OUTPUTS, check_options, flag
 from meshsim.engine.workloads.shapes import SHAPE_RULES
+from meshsim.engine.workloads.swf import swf_bytes
+from meshsim.engine.writing import Batch, Target, check_targets
 
 POLICY_PANEL = opt.POLICY_PANEL
 OUTPUT_PANEL = "Outputs"
@@ -111,9 +116,10 @@ def run(
         float, typer.Option(help="Multiply runtimes and estimates by C.")
     ] = 1.0,
     seed: opt.Seed = 0,
-    lenient: Annotated[
-        bool, typer.Option(help="Skip malformed SWF lines (and report them) instead of failing.")
-    ] = False,
+    lenient: opt.Lenient = False,
+    log_format: opt.LogFormat = None,
+    tz: opt.TimeZone = "UTC",
+    partition_limit: opt.PartitionLimit = None,
     out_path: Annotated[
         Path | None,
         typer.Option("--out", help="Write the result JSON here.", rich_help_panel=OUTPUT_PANEL),
@@ -151,25 +157,16 @@ def run(
 
     With --scenario FILE the scenario supplies every simulation option (giving one of them too is an
     error naming it) and is run to its end; outputs combine with it."""
-    outputs = {
-        "out_path": out_path,
-        "jobs_out": jobs_out,
-        "events_out": events_out,
-        "swf_out": swf_out,
-        "report": report,
-        "report_out": report_out,
-        "quiet": quiet,
-    }
+    outputs = Outputs(out_path, jobs_out, events_out, swf_out, report, report_out, quiet)
     if scenario is not None:
         for f in fields(RunOptions):
             source = ctx.get_parameter_source(f.name)
             if source is not None and source.name != "DEFAULT":
-                flag = "--" + f.name.replace("_", "-")
-                fail(f"{flag} cannot be combined with --scenario (the scenario file sets it)")
-        run_scenario(scenario, **outputs)
+                fail(
+                    f"{flag(f.name)} cannot be combined with --scenario (the scenario file sets it)"
+                )
+        run_scenario(scenario, outputs)
         return
-    if procs_per_unit is not None and procs_per_unit < 1:
-        raise typer.BadParameter("must be at least 1", param_hint="--procs-per-unit")
     options = RunOptions(
         machine=machine,
         workload=workload,
@@ -191,77 +188,97 @@ def run(
         runtime_scale=runtime_scale,
         seed=seed,
         lenient=lenient,
+        log_format=log_format,
+        tz=tz,
+        partition_limit=partition_limit,
         requeue=requeue,
     )
+    outputs.check(input_files(options))
     _simulate(
-        lambda log: prepare(options, log=log), lambda sim: case_document(sim, options), **outputs
+        lambda log: prepare(options, log=log), lambda sim: case_document(sim, options), outputs
     )
 
 
-def run_scenario(
-    path: Path,
-    *,
-    out_path: Path | None = None,
-    jobs_out: Path | None = None,
-    events_out: Path | None = None,
-    swf_out: Path | None = None,
-    report: str | None = None,
-    report_out: Path | None = None,
-    quiet: bool = False,
-) -> None:
+@dataclass(frozen=True)
+class Outputs:
+    """The output options of ``meshsim run`` (the "Outputs" panel and ``--quiet``)."""
+
+    out: Path | None = None
+    jobs: Path | None = None
+    events: Path | None = None
+    swf: Path | None = None
+    report: str | None = None
+    report_out: Path | None = None
+    quiet: bool = False
+
+    def check(self, inputs: list[Path]) -> None:
+        """Every output held to the writer's rules against ``inputs``, before anything is
+        computed."""
+        check_options(RUN_OUTPUTS, {"--report": self.report})
+        if self.report_out is not None and self.report is None:
+            fail("--report-out needs --report NAME (the report whose tables it writes)")
+        files = {"--out": self.out, "--jobs-out": self.jobs, "--events-out": self.events}
+        files["--swf-out"] = self.swf
+        targets = [Target(option, path) for option, path in files.items() if path is not None]
+        if self.report_out is not None:
+            targets.append(Target("--report-out", self.report_out, folder=True))
+        check_targets(targets, inputs)
+
+
+def run_scenario(path: Path, outputs: Outputs) -> None:
     """``meshsim run --scenario FILE``: the scenario built, run to the end, and its
-    :func:`scenario_document` written (the console's "export results" of the same scenario)."""
+    :func:`scenario_document` written (the console's "export results" of the same scenario).
+    The outputs are checked against the scenario file before it is read, and against the files
+    it names once it is."""
+    outputs.check([path])
     scenario = load_scenario(path)
+    outputs.check([path, *input_files(scenario.options)])
     _simulate(
-        lambda log: scenario.build(log=log),
-        lambda sim: scenario_document(sim, scenario),
-        out_path=out_path,
-        jobs_out=jobs_out,
-        events_out=events_out,
-        swf_out=swf_out,
-        report=report,
-        report_out=report_out,
-        quiet=quiet,
+        lambda log: scenario.build(log=log), lambda sim: scenario_document(sim, scenario), outputs
     )
 
 
 def _simulate(
     build: Callable[[EventLogWriter | None], Simulation],
     document_of: Callable[[Simulation], dict[str, Any]],
-    *,
-    out_path: Path | None,
-    jobs_out: Path | None,
-    events_out: Path | None,
-    swf_out: Path | None,
-    report: str | None,
-    report_out: Path | None,
-    quiet: bool,
+    outputs: Outputs,
 ) -> None:
-    """Build, run to the end, write the outputs asked for and print the summary."""
-    report_fn = REPORTS.get(report) if report else None
-    log_file = events_out.open("w", encoding="utf-8") if events_out else None
-    try:
-        sim = build(EventLogWriter(log_file) if log_file else None)
+    """Build, run to the end, write the outputs asked for (all or none: they replace their targets
+    together once everything is written) and print the summary."""
+    running: list[Simulation] = []
+    with Batch() as batch, interrupts.watching(lambda: _where(running)):
+        log = EventLogWriter(batch.stage(outputs.events)) if outputs.events else None
+        sim = build(log)
+        running.append(sim)
         big = len(sim.workload) >= 20000
-        _drive(sim, show_progress=not quiet and interactive() and big)
-    finally:
-        if log_file:
-            log_file.close()
-    document = document_of(sim)
-    if out_path:
-        write_text(out_path, dumps(document))
-    if jobs_out:
-        write_jobs_csv(sim, jobs_out)
-    if swf_out:
-        write_schedule_swf(sim, swf_out)
-    if not quiet:
+        _drive(sim, show_progress=not outputs.quiet and interactive() and big)
+        document = document_of(sim)
+        if outputs.out:
+            batch.write(outputs.out, dumps(document))
+        if outputs.jobs:
+            batch.write(outputs.jobs, jobs_csv_text(sim))
+        if outputs.swf:
+            batch.write(outputs.swf, swf_bytes(outputs.swf, schedule_swf(sim)))
+        tables = REPORTS.get(outputs.report)(sim) if outputs.report else []
+        if outputs.report_out:
+            folder = batch.folder(outputs.report_out)
+            for table in tables:
+                batch.write(folder / f"{table.name}.csv", csv_text(table))
+        batch.commit()
+    if not outputs.quiet:
         _print_summary(document)
-    if report_fn is not None:
-        tables = report_fn(sim)
-        if report_out:
-            write_csv(tables, report_out)
-        if not quiet:
-            _print_report(tables)
+        _print_report(tables)
+
+
+def _where(running: list[Simulation]) -> str:
+    """Where a run is, for the line an interrupt prints."""
+    if not running:
+        return "while loading the inputs; no output was written"
+    sim = running[0]
+    return (
+        f"at event {sim.events:,}, simulated time {sim.now:,.0f} s "
+        f"({sim.stats.arrivals:,} of {len(sim.workload):,} jobs arrived); no output was written"
+    )
 
 
 def _print_report(tables: list[ReportTable]) -> None:
@@ -314,37 +331,75 @@ def _print_summary(document: dict) -> None:
         ("avg wait", _duration(m["avg_wait_s"])),
         ("max wait", _duration(m["max_wait_s"])),
         ("avg response", _duration(m["avg_response_s"])),
-        ("avg bounded slowdown", f"{m['avg_bsld']:.2f}"),
-        ("utilization", f"{m['utilization']:.1%}"),
-        ("allocated utilization", f"{m['allocated_utilization']:.1%}"),
-        ("unused capacity", f"{m['unused_capacity']:.1%}"),
-        ("lost capacity", f"{m['lost_capacity']:.1%}"),
-        ("loss of capacity (LoC)", f"{m['loss_of_capacity']:.3f}"),
+        ("avg bounded slowdown", _number(m["avg_bsld"], ".2f")),
+        ("utilization", _number(m["utilization"], ".1%")),
+        ("allocated utilization", _number(m["allocated_utilization"], ".1%")),
+        ("unused capacity", _number(m["unused_capacity"], ".1%")),
+        ("lost capacity", _number(m["lost_capacity"], ".1%")),
+        ("loss of capacity (LoC)", _number(m["loss_of_capacity"], ".3f")),
         ("makespan", _duration(m["makespan_s"])),
     ]
     if "network_throughput_mb_s_time_mean" in m:
         rows += [
-            ("max_contention (time mean)", f"{m['max_contention_time_mean']:.1f}"),
+            ("max_contention (time mean)", _number(m["max_contention_time_mean"], ".1f")),
             ("intra / inter-job contention", _pair(m, "intra", "inter")),
-            ("balance factor (time mean)", f"{m['balance_time_mean']:.2f}"),
-            ("network throughput", f"{m['network_throughput_mb_s_time_mean']:,.0f} MB/s"),
-            ("nodes affected (mean)", f"{m['nodes_affected_mean']:.1f}"),
+            ("balance factor (time mean)", _number(m["balance_time_mean"], ".2f")),
+            (
+                "network throughput",
+                _number(m["network_throughput_mb_s_time_mean"], ",.0f", " MB/s"),
+            ),
+            ("nodes affected (mean)", _number(m["nodes_affected_mean"], ".1f")),
         ]
     for name, value in rows:
         table.add_row(name, value)
     out.print(table)
-    skipped = {k: v for k, v in document["skipped"].items() if v}
-    if skipped:
-        text = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in skipped.items())
-        out.print(f"skipped jobs: {text}")
+    skipped = document["skipped"]
+    records = {k: v for k, v in skipped.items() if k in RECORD_REASONS}
+    for label, counts in (
+        ("skipped jobs", {k: v for k, v in skipped.items() if k not in RECORD_REASONS}),
+        ("log records that are not jobs", records),
+        ("rejected jobs", document["rejected"]),
+        ("unfinished jobs", document["unfinished"]),
+    ):
+        text = _counts(counts)
+        if text:
+            out.print(f"{label}: {text}")
+    refused = document["rejected_actions"]
+    if refused:
+        out.print(f"rejected actions: {_counts(_tally(r['reason'] for r in refused))}")
+        for r in refused:
+            out.print(
+                f"  action {r['index']} ({r['action']} at t={r['time']:g}): "
+                f"{r['reason'].replace('_', ' ')} — {r['detail']}",
+                markup=False,
+            )
+
+
+def _counts(counts: dict[str, int]) -> str:
+    """``"3 size not positive, 1 larger than machine"`` (reasons with a count only)."""
+    return ", ".join(f"{v:,} {k.replace('_', ' ')}" for k, v in counts.items() if v)
+
+
+def _tally(reasons: Iterable[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for reason in reasons:
+        counts[reason] = counts.get(reason, 0) + 1
+    return counts
+
+
+def _number(value: float | None, spec: str, unit: str = "") -> str:
+    """A metric in ``spec`` format, or a dash when it is undefined (null)."""
+    return "—" if value is None else format(value, spec) + unit
 
 
 def _pair(m: dict, first: str, second: str) -> str:
     a, b = m[f"{first}_contention_time_mean"], m[f"{second}_contention_time_mean"]
-    return f"{a:.1f} / {b:.1f}"
+    return f"{_number(a, '.1f')} / {_number(b, '.1f')}"
 
 
-def _duration(seconds: float) -> str:
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
     if seconds < 120:
         return f"{seconds:.1f} s"
     if seconds < 7200:

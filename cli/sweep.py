@@ -20,10 +20,11 @@ import typer.main
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from meshsim.cli import interrupts
 from meshsim.cli.output import err, fail, interactive, out
 from meshsim.engine.tools.experiments.executors import make_executor
 from meshsim.engine.tools.experiments.options import OptionSchema, OptionSpec
-from meshsim.engine.tools.experiments.spec import SweepSpec, load_spec
+from meshsim.engine.tools.experiments.spec import SweepSpec, check_baseline, load_spec
 from meshsim.engine.tools.experiments.stats import (
     Estimate,
     aggregate,
@@ -31,10 +32,11 @@ from meshsim.engine.tools.experiments.stats import (
     gains,
     mean_ci,
 )
-from meshsim.engine.tools.experiments.store import ResultStore
+from meshsim.engine.tools.experiments.store import ResultStore, check_results_folder
 from meshsim.engine.tools.experiments.summaries import config_keys
 from meshsim.engine.tools.experiments.sweep import SweepProgress, SweepReport, run_sweep
 from meshsim.engine.tools.experiments.tables import CaseRow, load_rows
+from meshsim.engine.validation.options import WORKERS, check_options
 
 OUTPUT_PANEL = "Outputs"
 SWEEP_OWNED = {"quiet"}
@@ -71,6 +73,8 @@ def sweep(
     if baseline:
         spec = _with_baseline(spec, baseline)
     folder = results or spec.settings.results or spec_path.with_name(spec_path.stem + "-results")
+    check_options(WORKERS, {"--workers": workers})
+    check_results_folder(folder, "--results", [spec_path])
     schema = command_schema(spec.settings.command)
     if schema is None:
         fail(f"{spec_path}: meshsim has no command '{spec.settings.command}' that sweeps can run")
@@ -113,7 +117,17 @@ def run_with_progress(
 
 
 def finish(report: SweepReport, *, quiet: bool) -> None:
-    """Print what the sweep did and its statistics; exit 130 after Ctrl-C, 1 after failures."""
+    """Print what the sweep did and its statistics; exit 130 after Ctrl-C (143 after SIGTERM), 1
+    after failures. Stored cases that could not be read (and were computed again) are reported on
+    stderr, even with ``--quiet``."""
+    if report.damaged:
+        case_id, problem = report.damaged[0]
+        err.print(
+            f"warning: {len(report.damaged)} stored case(s) could not be read and were computed "
+            f"again (first: {case_id}, {problem})",
+            markup=False,
+            highlight=False,
+        )
     if not quiet:
         print_report(report)
         print_statistics(ResultStore(report.folder))
@@ -125,7 +139,7 @@ def finish(report: SweepReport, *, quiet: bool) -> None:
             f"interrupted: {finished} of {len(rows)} cases finished; "
             "run the same command again to finish the rest"
         )
-        raise typer.Exit(130)
+        raise typer.Exit(interrupts.mark_reported())
     if report.failures:
         table = report.folder / "results.csv"
         fail(f"{len(report.failures)} of {report.planned} cases failed (see {table})")
@@ -228,7 +242,9 @@ def _with_baseline(spec: SweepSpec, pairs: list[str]) -> SweepSpec:
         if not sep or not key:
             raise typer.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--baseline")
         baseline.append((key.replace("_", "-"), _parse_value(text)))
-    return replace(spec, settings=replace(spec.settings, baseline=tuple(baseline)))
+    spec = replace(spec, settings=replace(spec.settings, baseline=tuple(baseline)))
+    check_baseline(spec, "--baseline")
+    return spec
 
 
 def _parse_value(text: str) -> Any:

@@ -1,20 +1,29 @@
-"""``meshsim trace info|convert``: look into a workload trace and cut pieces out of it."""
+"""``meshsim trace info|convert``: look into a workload trace or an operator's log, cut pieces out
+of it, and write it as SWF."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
+from meshsim.cli import interrupts
+from meshsim.cli import options as opt
 from meshsim.cli.output import out
+from meshsim.engine.logs.options import LogOptions
+from meshsim.engine.logs.trace import LogTrace, origin_csv, origin_path, read_trace
 from meshsim.engine.tools import traceconvert
 from meshsim.engine.tools.traceinfo import trace_info
 from meshsim.engine.workloads import fetch
-from meshsim.engine.workloads.swf import read_swf
+from meshsim.engine.workloads.swf import parse_header
+from meshsim.engine.writing import Batch, Target, check_targets
 
-trace_app = typer.Typer(help="Inspect and convert SWF workload traces.", no_args_is_help=True)
+trace_app = typer.Typer(
+    help="Inspect and convert workload traces and operators' logs.", no_args_is_help=True
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -23,21 +32,28 @@ def register(app: typer.Typer) -> None:
 
 @trace_app.command("info")
 def info(
-    path: Annotated[Path, typer.Argument(help="An SWF trace (.swf or .swf.gz).")],
+    path: Annotated[
+        Path, typer.Argument(help="An SWF trace (.swf, .swf.gz) or a log (see --from).")
+    ],
     processors: Annotated[
         int | None,
         typer.Option(help="Machine size in processors for the offered load (default: header)."),
     ] = None,
-    lenient: Annotated[bool, typer.Option(help="Skip malformed lines and report them.")] = False,
+    lenient: opt.Lenient = False,
+    log_format: opt.LogFormat = None,
+    tz: opt.TimeZone = "UTC",
+    partition_limit: opt.PartitionLimit = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Jobs, skips, time span, sizes, runtimes, estimates, users, load and arrival patterns."""
-    trace = read_swf(path, lenient=lenient)
-    data = trace_info(trace, processors)
+    """Jobs, skips, time span, sizes, runtimes, estimates, users, load and arrival patterns; for a
+    log, what became of every record (records read = jobs + skipped by reason)."""
+    with interrupts.watching(lambda: f"while reading {path}"):
+        trace = read_trace(path, LogOptions(log_format, tz, partition_limit, lenient))
+        data = trace_info(trace, processors)
     if json_out:
         import json
 
-        out.print_json(json.dumps(data))
+        typer.echo(json.dumps(data, indent=2, allow_nan=False))
         return
     _print_info(data, trace.malformed)
 
@@ -52,6 +68,9 @@ def _print_info(d: dict, malformed: tuple) -> None:
     head.add_row(
         "skipped", ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in skipped.items()) or "none"
     )
+    if "log" in d:
+        _print_log_records(head, d)
+        malformed = ()
     for m in malformed[:5]:
         head.add_row("", f"line {m.line}: {m.reason}")
     if len(malformed) > 5:
@@ -100,9 +119,32 @@ def _print_info(d: dict, malformed: tuple) -> None:
     out.print(days)
 
 
+def _print_log_records(head: Table, d: dict) -> None:
+    """The identity records = jobs + skipped, and the first records skipped for each reason."""
+    log = d["log"]
+    head.add_row(
+        "records", f"{d['records']:,} = {d['jobs']:,} jobs + {sum(d['skipped'].values()):,} skipped"
+    )
+    shown: dict[str, int] = {}
+    for r in log["skipped_records"]:
+        seen = shown[r["reason"]] = shown.get(r["reason"], 0) + 1
+        if seen <= 3:
+            job = f" job {r['job']}" if r["job"] else ""
+            detail = f": {r['detail']}" if r["detail"] else ""
+            where = f"line {r['line']}"
+            if Path(r["file"]) != Path(d["file"]):
+                where = f"{Path(r['file']).name} {where}"
+            head.add_row("", f"{where}{job} {r['reason'].replace('_', ' ')}{detail}")
+    for reason, seen in shown.items():
+        if seen > 3:
+            head.add_row("", f"... and {seen - 3} more {reason.replace('_', ' ')} (--json: all)")
+
+
 @trace_app.command("convert")
 def convert(
-    source: Annotated[Path, typer.Argument(help="The SWF trace to read.")],
+    source: Annotated[
+        Path, typer.Argument(help="The SWF trace or the log (a file, or a folder of PBS files).")
+    ],
     target: Annotated[Path, typer.Argument(help="Where to write (.swf, .swf.gz, .csv, .jsonl).")],
     start: Annotated[
         float | None, typer.Option(help="Keep jobs submitted at or after t (s).")
@@ -114,13 +156,42 @@ def convert(
     fmt: Annotated[
         str | None, typer.Option("--format", help="swf, csv or jsonl (default: from the name).")
     ] = None,
-    lenient: Annotated[bool, typer.Option(help="Skip malformed lines and report them.")] = False,
+    lenient: opt.Lenient = False,
+    log_format: opt.LogFormat = None,
+    tz: opt.TimeZone = "UTC",
+    partition_limit: opt.PartitionLimit = None,
 ) -> None:
-    """Cut a time window or a calendar month and write it as SWF, CSV or JSON lines."""
-    trace = read_swf(source, lenient=lenient)
-    cut = traceconvert.window(trace, start=start, end=end, month=month)
-    used = traceconvert.write(cut, target, fmt)
+    """Cut a time window or a calendar month and write it as SWF, CSV or JSON lines; a log is
+    written as standard SWF whose header says where it came from, with an origin file beside it
+    (NAME.origin.csv: each job's log id, record, submit time and location)."""
+    used = traceconvert.output_format(target, fmt)
+    check_targets([Target("TARGET", target)], [source])
+    step = [f"while reading {source}"]
+    with Batch() as batch, interrupts.watching(lambda: f"{step[0]}; {target} was not written"):
+        trace = read_trace(source, LogOptions(log_format, tz, partition_limit, lenient))
+        side = origin_path(target) if isinstance(trace, LogTrace) else None
+        if side is not None:
+            check_targets([Target("TARGET", target), Target("origin file", side)], [source])
+        step[0] = "while cutting the window"
+        cut = traceconvert.window(trace, start=start, end=end, month=month)
+        if side is not None:
+            note = (
+                f" Note: origin file: {side.name} (log job ids, records, submit times, locations)"
+            )
+            cut = replace(cut, header=parse_header([*cut.header.lines, note]))
+        step[0] = f"while writing {len(cut):,} jobs"
+        batch.write(target, traceconvert.converted(cut, target, used))
+        rows = 0
+        if side is not None and isinstance(trace, LogTrace):
+            numbers = {int(n) for n in cut.records[:, 0].tolist()}
+            text, rows = origin_csv(trace, numbers)
+            batch.write(side, text)
+        batch.commit()
     out.print(f"wrote {len(cut):,} jobs to {target} ({used})")
+    if side is not None:
+        out.print(f"wrote the origin of {rows:,} jobs to {side}")
+    if trace.malformed:
+        out.print(f"skipped {len(trace.malformed):,} malformed lines (--lenient)")
 
 
 @trace_app.command("fetch")

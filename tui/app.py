@@ -479,9 +479,11 @@ def make_app(
     scenario: Path | None = None,
     fps: float = 15.0,
     start_live: bool = False,
+    event: int | None = None,
 ) -> MeshsimApp:
     """The console on ``options`` (or on a saved scenario, reopened at its position): its engine
     process is running and has built the session when this returns (a bad input raises the
-    :class:`MeshsimError` here, before any screen)."""
-    engine = EngineProcess(Opening(options, scenario, fps=fps))
+    :class:`MeshsimError` here, before any screen). Given ``event``, the engine replays the run to
+    that event before its first frame."""
+    engine = EngineProcess(Opening(options, scenario, fps=fps, event=event))
     return MeshsimApp(engine, start_live=start_live)

@@ -1,6 +1,6 @@
 """What the console's keys and palette entries do, apart from the layout: the forms that ask for
 values, and the reports that show what came back. The engine commands the forms turn into are in
-:mod:`meshsim.tui.tasks` (they run in the engine process, never in the UI's)."""
+:mod:`meshsim.tui.requests` (they run in the engine process, never in the UI's)."""
 
 from __future__ import annotations
 

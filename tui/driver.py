@@ -186,7 +186,7 @@ class Driver:
         else:
             wall0, sim0 = self._anchor
             target = sim0 + self.speed * (deadline - wall0)
-            while session.next_time() <= target:
+            while session.peek() <= target:
                 session.run_until(target, max_events=CHUNK)
                 if time.perf_counter() >= deadline:
                     break

@@ -51,7 +51,7 @@ from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.tools.runcase import RunOptions
 from meshsim.engine.tools.session import Session
 from meshsim.tui.driver import Driver, Frame, error_text
-from meshsim.tui.requests import Request, Unreadable, open_scenario
+from meshsim.tui.requests import Request, Unreadable
 from meshsim.tui.wire import FrameDecoder, FrameEncoder
 
 PRELOAD = ["meshsim.tui.engine_process", "meshsim.engine.catalog"]
@@ -83,12 +83,20 @@ class Opening:
     cwd: str = field(default_factory=os.getcwd)
     fps: float = 15.0
     reasons: int = 40
+    event: int | None = None
+    """The event the console opens at (``meshsim tui --event``); None: the run's start, or a
+    scenario's saved position."""
 
     def session(self) -> Session:
-        """The session these inputs define (a scenario reopens at its saved position)."""
+        """The session these inputs define (a scenario reopens at its saved position), taken to
+        :attr:`event` when one is given."""
         if self.scenario is not None:
-            return open_scenario(self.scenario)
-        return Session(self.options)
+            session = Session.from_scenario(self.scenario)
+        else:
+            session = Session(self.options)
+        if self.event is not None:
+            session.goto_event(self.event)
+        return session
 
 
 def _context() -> Any:

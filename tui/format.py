@@ -32,8 +32,11 @@ def shape_text(shape: tuple[int, ...] | None) -> str:
     return "x".join(map(str, shape)) if shape else "-"
 
 
-def number(value: float | int) -> str:
-    """A metric value: integers whole, fractions to four significant digits."""
+def number(value: float | int | None) -> str:
+    """A metric value: integers whole, fractions to four significant digits, an undefined metric
+    (None) as a dash."""
+    if value is None:
+        return "—"
     if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
         return f"{int(value):,}"
     return f"{value:.4g}"

@@ -16,9 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.kernel.actions import Action, Fail, Reserve, SetPolicy
-from meshsim.engine.tools.outputs import dumps, write_jobs_csv, write_schedule_swf, write_text
-from meshsim.engine.tools.scenario import Scenario, load_scenario, save_scenario, scenario_document
+from meshsim.engine.tools.outputs import dumps, jobs_csv_text, schedule_swf
+from meshsim.engine.tools.runcase import input_files
+from meshsim.engine.tools.scenario import Scenario, save_scenario, scenario_document
 from meshsim.engine.tools.session import MetricDelta, Session, compare_results
+from meshsim.engine.workloads.swf import swf_bytes
+from meshsim.engine.writing import Batch, Target, check_targets
 
 if TYPE_CHECKING:
     from meshsim.tui.driver import Driver
@@ -250,7 +253,9 @@ def _what_if(request: WhatIf, driver: Driver) -> WhatIfResult:
 
 @handle.register(Save)
 def _save(request: Save, driver: Driver) -> str:
+    """Write the scenario file (never over one of the run's inputs)."""
     session = driver.session
+    check_targets([Target("", request.path)], input_files(session.options))
     save_scenario(request.path, scenario_of(session))
     return (
         f"scenario saved to {request.path} (event {session.events}, {len(session.actions)} actions)"
@@ -262,11 +267,15 @@ def _export(request: Export, driver: Driver) -> str:
     """The result JSON, per-job CSV and simulated schedule as SWF of a copy carried to the end:
     the same bytes ``meshsim run --scenario`` writes."""
     session, folder = driver.session, request.folder
+    names = ("result.json", "jobs.csv", "schedule.swf")
+    check_targets([Target("", folder, folder=True, files=names)], input_files(session.options))
     done = session.finished()
-    folder.mkdir(parents=True, exist_ok=True)
-    write_text(folder / "result.json", dumps(scenario_document(done, scenario_of(session))))
-    write_jobs_csv(done, folder / "jobs.csv")
-    write_schedule_swf(done, folder / "schedule.swf")
+    with Batch() as batch:
+        batch.folder(folder)
+        batch.write(folder / "result.json", dumps(scenario_document(done, scenario_of(session))))
+        batch.write(folder / "jobs.csv", jobs_csv_text(done))
+        batch.write(folder / "schedule.swf", swf_bytes(folder / "schedule.swf", schedule_swf(done)))
+        batch.commit()
     return f"results exported to {folder}/ (result.json, jobs.csv, schedule.swf)"
 
 
@@ -286,11 +295,3 @@ def _unreadable(request: Unreadable, driver: Driver) -> None:
 def scenario_of(session: Session) -> Scenario:
     """The session as a scenario: its inputs, its action log and its position."""
     return Scenario(session.options, session.actions, session.events, session.name)
-
-
-def open_scenario(path: Path) -> Session:
-    """A session reopened from a scenario file, at its saved position."""
-    scenario = load_scenario(path)
-    session = Session(scenario.options, tuple(scenario.actions), name=scenario.name)
-    session.goto_event(scenario.position)
-    return session

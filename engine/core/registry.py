@@ -23,6 +23,10 @@ registers into them, so they find their plug-ins as a plug-in system does, not b
 
 _filled = False
 
+_BY_KIND: dict[str, "Registry"] = {}
+"""Every registry by its kind (``"allocator"``), for rules that name where their valid names come
+from (:mod:`meshsim.engine.validation.rules`)."""
+
 
 def fill_registries() -> None:
     """Import every registering module once (:mod:`meshsim.engine.catalog`). Lookups call this; it
@@ -40,6 +44,7 @@ class Registry(Generic[T]):
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self._items: dict[str, T] = {}
+        _BY_KIND[kind] = self
 
     def register(self, name: str) -> Callable[[T], T]:
         """Decorator: ``@ALLOCATORS.register("first-fit")``. A name may be registered once."""
@@ -73,3 +78,9 @@ class Registry(Generic[T]):
     def __iter__(self) -> Iterator[str]:
         fill_registries()
         return iter(self._items)
+
+
+def registry_of(kind: str) -> Registry:
+    """The registry of ``kind`` (``"allocator"``, ``"queue order"``, ...), filled."""
+    fill_registries()
+    return _BY_KIND[kind]

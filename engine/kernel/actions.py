@@ -2,16 +2,16 @@
 
 A run is fully defined by its inputs plus its action log (DESIGN.md, "Operator actions"), so a
 scenario can be saved, replayed to any event, stepped back and forked. Every action is a frozen
-dataclass with the simulated ``time`` it takes effect; :func:`action_from_dict` reads the form
+dataclass with the simulated ``time`` it takes effect;
+:func:`meshsim.engine.tools.scenario_checks.read_action` reads (and checks) the form
 :meth:`Action.as_dict` writes."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
-from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.registry import Registry
 
 if TYPE_CHECKING:
@@ -35,23 +35,6 @@ class Action(ABC):
         return {"action": self.kind, **asdict(self)}
 
 
-def action_from_dict(data: dict[str, Any], source: str = "scenario") -> Action:
-    """An action from its dict form; errors name the source and the bad key."""
-    data = dict(data)
-    kind = data.pop("action", None)
-    if not isinstance(kind, str):
-        raise MeshsimError(f"{source}: action without an 'action' name")
-    cls = ACTIONS.get(kind)
-    names = {f.name for f in fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise MeshsimError(f"{source}: action '{kind}' has unknown key '{unknown[0]}'")
-    try:
-        return cls(**data)
-    except TypeError as exc:
-        raise MeshsimError(f"{source}: action '{kind}': {exc}") from None
-
-
 class LoggedAction(NamedTuple):
     """An action with the number of events the run had processed when it was applied.
 
@@ -66,16 +49,6 @@ class LoggedAction(NamedTuple):
 
     def as_dict(self) -> dict[str, Any]:
         return {**self.action.as_dict(), "after_event": self.after_event}
-
-
-def logged_from_dict(data: dict[str, Any], source: str = "scenario") -> LoggedAction:
-    """A logged action from the form :meth:`LoggedAction.as_dict` writes (``after_event`` optional,
-    default 0)."""
-    data = dict(data)
-    after = data.pop("after_event", 0)
-    if not isinstance(after, int) or isinstance(after, bool) or after < 0:
-        raise MeshsimError(f"{source}: 'after_event' must be a whole number ≥ 0, got {after!r}")
-    return LoggedAction(after, action_from_dict(data, source))
 
 
 @ACTIONS.register("submit")

@@ -65,48 +65,56 @@ class JobOutcomes:
         return np.maximum(self.response, BSLD_BOUND) / np.maximum(self.runtime, BSLD_BOUND)
 
 
-def summary(jobs: JobOutcomes, nodes: int, integrals: Integrals) -> dict[str, float | int]:
-    """The ``metrics`` object of the result JSON."""
+def summary(jobs: JobOutcomes, nodes: int, integrals: Integrals) -> dict[str, float | int | None]:
+    """The ``metrics`` object of the result JSON. A metric that is undefined is ``None`` (``null``
+    in JSON): averages and maxima over no finished job, capacity shares when no capacity passed
+    (no finished job, or a span of zero), the queue length over a span of zero, and the expansion
+    factor when no runtime was run."""
     n = len(jobs.submit)
     span = 0.0 if n == 0 else float(jobs.end.max() - min(jobs.submit.min(), integrals.first))
     capacity = nodes * span
     wait = jobs.wait
     work = float(np.sum(jobs.size * jobs.runtime))
     held = float(np.sum(jobs.allocated * jobs.runtime))
-    utilization = work / capacity if capacity > 0 else 0.0
-    unused = integrals.unused / capacity if capacity > 0 else 0.0
     runtime_total = float(jobs.runtime.sum())
+
+    def share(value: float) -> float | None:
+        return value / capacity if capacity > 0 else None
+
+    utilization = share(work)
+    unused = share(integrals.unused)
     return {
         "jobs": n,
         "avg_wait_s": _mean(wait),
-        "max_wait_s": float(wait.max()) if n else 0.0,
+        "max_wait_s": float(wait.max()) if n else None,
         "avg_response_s": _mean(jobs.response),
         "mean_turnaround_s": _mean(jobs.response),
         "avg_bsld": _mean(jobs.bsld),
         "avg_runtime_s": _mean(jobs.runtime),
-        "max_bsld": float(jobs.bsld.max()) if n else 0.0,
+        "max_bsld": float(jobs.bsld.max()) if n else None,
         "utilization": utilization,
-        "allocated_utilization": held / capacity if capacity > 0 else 0.0,
+        "allocated_utilization": share(held),
         "unused_capacity": unused,
-        "lost_capacity": 1.0 - utilization - unused if capacity > 0 else 0.0,
-        "loss_of_capacity": integrals.loc / capacity if capacity > 0 else 0.0,
-        "avg_queue_length": integrals.queue / span if span > 0 else 0.0,
+        "lost_capacity": None if utilization is None else 1.0 - utilization - (unused or 0.0),
+        "loss_of_capacity": share(integrals.loc),
+        "avg_queue_length": integrals.queue / span if span > 0 else None,
         "expansion_factor": (float(wait.sum()) + runtime_total) / runtime_total
         if runtime_total > 0
-        else 1.0,
-        "makespan_s": span,
+        else None,
+        "makespan_s": span if n else None,
     }
 
 
 def breakdown(
     jobs: JobOutcomes, names: Sequence[str], groups: np.ndarray
-) -> dict[str, dict[str, float | int]]:
+) -> dict[str, dict[str, float | int | None]]:
     """Per-group wait, slowdown and share of work, for size classes or queues: job k belongs to
     the group ``names[groups[k]]`` (indices that share a name form one group). Jobs are grouped
-    by integer index, so no per-job label objects are made."""
+    by integer index, so no per-job label objects are made. The share of work is ``None`` when no
+    work was done, the expansion factor when the group ran no runtime."""
     work = jobs.size * jobs.runtime
-    total_work = float(work.sum()) or 1.0
-    out: dict[str, dict[str, float | int]] = {}
+    total_work = float(work.sum())
+    out: dict[str, dict[str, float | int | None]] = {}
     for label in sorted(set(names), key=_label_order):
         mask = np.isin(groups, [k for k, name in enumerate(names) if name == label])
         wait = jobs.wait[mask]
@@ -118,16 +126,16 @@ def breakdown(
             "max_wait_s": float(wait.max()),
             "avg_bsld": _mean(jobs.bsld[mask]),
             "avg_runtime_s": _mean(runtime),
-            "work_share": float(work[mask].sum()) / total_work,
+            "work_share": float(work[mask].sum()) / total_work if total_work > 0 else None,
             "expansion_factor": (float(wait.sum()) + run_total) / run_total
             if run_total > 0
-            else 1.0,
+            else None,
         }
     return out
 
 
-def _mean(a: np.ndarray) -> float:
-    return float(a.mean()) if len(a) else 0.0
+def _mean(a: np.ndarray) -> float | None:
+    return float(a.mean()) if len(a) else None
 
 
 def _label_order(label: str) -> tuple[int, str]:

@@ -13,6 +13,7 @@ from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.jobs import Job
 from meshsim.engine.core.seeding import Stream, generator
 from meshsim.engine.kernel.events import ACTION, priority
+from meshsim.engine.rejections import ActionRejected
 from meshsim.engine.topology.units import block_cells, unit_name
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ class Operator:
         try:
             return self._ids[job_id]
         except KeyError:
-            raise MeshsimError(f"no job {job_id}") from None
+            raise ActionRejected("job_unknown", f"no job {job_id}") from None
 
     def waiting_job(self, job_id: int) -> Job:
         """The waiting job numbered ``job_id``; an error when it is not waiting."""
@@ -83,7 +84,13 @@ class Operator:
         for job in self.loop.scheduler.queue.ordered(self.loop.now):
             if job.index == index:
                 return job
-        raise MeshsimError(f"job {job_id} is not waiting")
+        if index in self.loop.state.running or index in self.held:
+            state = "running" if index in self.loop.state.running else "held"
+            raise ActionRejected("job_not_waiting", f"job {job_id} is {state}, not waiting")
+        ledger = self.loop.ledger
+        if index in ledger.cancelled or not math.isnan(ledger.finish[index]):
+            raise ActionRejected("job_ended", f"job {job_id} has ended")
+        raise ActionRejected("job_not_arrived", f"job {job_id} has not been submitted yet")
 
     def submit_job(self, size: int, runtime: float, estimate: float, user: int, queue: int) -> Job:
         """A new job submitted now."""
@@ -116,7 +123,7 @@ class Operator:
         """Put a held job back in the queue (at its original priority)."""
         job = self.held.pop(self.job_index(job_id), None)
         if job is None:
-            raise MeshsimError(f"job {job_id} is not held")
+            raise ActionRejected("job_not_held", f"job {job_id} is not held")
         self.loop.scheduler.add(job)
 
     def cancel_job(self, job_id: int) -> None:
@@ -190,7 +197,9 @@ class Operator:
         now = self.loop.now
         cells = block_cells(self.machine, block)
         if not (math.isfinite(until) and until > now):
-            raise MeshsimError(f"a reservation must end after it starts (t={now:g})")
+            raise ActionRejected(
+                "reservation_over", f"a reservation must end after it starts (t={now:g})"
+            )
         label = block if isinstance(block, str) else " ".join(map(str, block))
         reservation = self.loop.state.outages.reserve(cells, now, until, label)
         end = _RESERVATION_END | reservation.number

@@ -16,6 +16,7 @@ import numpy as np
 from meshsim.engine.allocation.allocator import DOWN, FREE, RESERVED
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.kernel.records import Reservation
+from meshsim.engine.rejections import ActionRejected
 from meshsim.engine.topology.units import UnitInfo, unit_cell, unit_name
 
 if TYPE_CHECKING:
@@ -49,10 +50,12 @@ class Outages:
         machine = self.state.machine
         cell = unit_cell(machine, unit)
         if cell in self.down:
-            raise MeshsimError(f"unit {unit_name(machine, cell)} is already down")
+            raise ActionRejected("unit_down", f"unit {unit_name(machine, cell)} is already down")
         occupant = self.occupant(cell, self.state.allocator.owners())
         if occupant < 0 and occupant != FREE and cell not in self.out:
-            raise MeshsimError(f"unit {unit_name(machine, cell)} is never allocated")
+            raise ActionRejected(
+                "unit_never_allocated", f"unit {unit_name(machine, cell)} is never allocated"
+            )
         self.down.add(cell)
         return cell, occupant
 
@@ -63,7 +66,7 @@ class Outages:
         cell = unit_cell(machine, unit)
         name = unit_name(machine, cell)
         if cell not in self.down:
-            raise MeshsimError(f"unit {name} is not down")
+            raise ActionRejected("unit_not_down", f"unit {name} is not down")
         self.down.remove(cell)
         self.settle((cell,))
         return f"unit {name} repaired"

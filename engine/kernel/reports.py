@@ -1,14 +1,14 @@
 """Named reports (``meshsim run --report NAME``): tables computed from a finished run.
 
 A report is a function ``(simulation) -> list[ReportTable]`` registered by name; the command line
-prints the tables and ``--report-out DIR`` writes one CSV per table."""
+prints the tables and ``--report-out DIR`` writes one CSV per table (:func:`csv_text`)."""
 
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from meshsim.engine.core.registry import Registry
@@ -30,15 +30,10 @@ class ReportTable:
 REPORTS: Registry[Callable[[Simulation], list[ReportTable]]] = Registry("report")
 
 
-def write_csv(tables: list[ReportTable], folder: Path) -> list[Path]:
-    """One CSV per table in ``folder`` (created if needed)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for table in tables:
-        path = folder / f"{table.name}.csv"
-        with path.open("w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(table.columns)
-            writer.writerows(table.rows)
-        paths.append(path)
-    return paths
+def csv_text(table: ReportTable) -> str:
+    """One table as CSV (``--report-out DIR`` writes it as ``DIR/NAME.csv``)."""
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(table.columns)
+    writer.writerows(table.rows)
+    return buffer.getvalue()

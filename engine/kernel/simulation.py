@@ -50,6 +50,7 @@ from meshsim.engine.kernel.recorders import (
     TimeIntegrals,
 )
 from meshsim.engine.kernel.runtime_models import RUNTIME_MODELS
+from meshsim.engine.rejections import ActionRejected, ActionRejection, reason_of
 from meshsim.engine.scheduling.context import RunStats
 from meshsim.engine.scheduling.scheduler import Scheduler
 
@@ -122,7 +123,8 @@ class Simulation:
             recorder.after_event(first, self.state)
         self.action_log: list[Action] = []
         self.action_events: list[int] = []
-        self.action_failures: dict[int, str] = {}
+        self.rejected_actions: dict[int, ActionRejection] = {}
+        """Actions that could not apply, by their number in the action log."""
         logged = [a if isinstance(a, LoggedAction) else LoggedAction(0, a) for a in actions]
         self._held_actions = deque(sorted(logged, key=lambda a: a.after_event))
         self._apply_due()
@@ -196,26 +198,64 @@ class Simulation:
             raise MeshsimError(
                 f"action '{action.kind}' at t={action.time:g} is in the past (now t={self.now:g})"
             )
-        number = len(self.action_log)
+        number = self._log_action(action)
+        self.loop.calendar.schedule(action.time, priority(ACTION, number), self._on_action, number)
+
+    def _log_action(self, action: Action) -> int:
+        """Record ``action`` in the action log; return its number there."""
         self.action_log.append(action)
         self.action_events.append(self.loop.events)
-        self.loop.calendar.schedule(action.time, priority(ACTION, number), self._on_action, action)
+        return len(self.action_log) - 1
 
-    def _on_action(self, action: Action) -> None:
+    def _on_action(self, number: int) -> None:
+        action = self.action_log[number]
         try:
             text = action.execute(self)
         except MeshsimError as exc:
             text = f"{action.kind} failed: {exc}"
-            self.action_failures[id(action)] = str(exc)
+            self._reject(number, action, exc)
         self.loop.log.emit("action", detail=text)
         self.loop.request_pass()
+
+    def _reject(self, number: int, action: Action, exc: MeshsimError) -> None:
+        reason = reason_of(action.kind, exc)
+        rejection = ActionRejection(number, action.kind, action.time, self.now, reason, str(exc))
+        self.rejected_actions[number] = rejection
+
+    def action_rejections(self) -> list[ActionRejection]:
+        """Every action that could not apply, in log order; once the run is over this includes the
+        actions whose ``after_event`` it never reached (numbered after the applied ones, as
+        :meth:`logged_actions` lists them)."""
+        out = [self.rejected_actions[k] for k in sorted(self.rejected_actions)]
+        if self.done:
+            first = len(self.action_log)
+            for k, logged in enumerate(self._held_actions):
+                action = logged.action
+                message = f"after_event {logged.after_event} but the run ended at {self.events}"
+                out.append(
+                    ActionRejection(
+                        first + k, action.kind, action.time, self.now, "event_not_reached", message
+                    )
+                )
+        return out
+
+    def unfinished(self) -> dict[str, int]:
+        """Jobs still waiting or held (by the operator) now; at the end of a run, the jobs that
+        never ran."""
+        return {"waiting": len(self.scheduler.queue), "held": len(self.held)}
 
     def _apply_due(self) -> None:
         """Apply the logged actions whose turn has come
         (:class:`~meshsim.engine.kernel.actions.LoggedAction`)."""
         pending = self._held_actions
         while pending and pending[0].after_event <= self.loop.events:
-            self.apply(pending.popleft().action)
+            action = pending.popleft().action
+            if action.time < self.now:  # its place in the log comes after its time
+                number = self._log_action(action)
+                message = f"its time t={action.time:g} had passed (now t={self.now:g})"
+                self._reject(number, action, ActionRejected("time_passed", message))
+            else:
+                self.apply(action)
 
     def logged_actions(self) -> list[LoggedAction]:
         """Every action of this run with the event count it was applied after: those applied so far,

@@ -27,25 +27,52 @@ NASA_TRACE = "NASA-iPSC-1993-3.1-cln.swf"
 (:mod:`meshsim.engine.workloads.tracepath`)."""
 
 
+def simulation_seconds(r: dict[str, Any]) -> str:
+    """The figure most targets are about: seconds in the simulation loop."""
+    return f"{r['sim_s']:.3f} s of simulation"
+
+
+def end_to_end_seconds(r: dict[str, Any]) -> str:
+    """The best wall time of a whole ``meshsim run`` process, start-up included."""
+    return f"{r['wall_s']:.3f} s end to end (best run; median {r['wall_s_median']:.3f} s)"
+
+
+def simulation_rate(r: dict[str, Any]) -> str:
+    return f"{r['jobs_per_s']:,.0f} jobs/s ({r['sim_s']:.2f} s of simulation)"
+
+
+def peak_memory(r: dict[str, Any]) -> str:
+    return f"{r['peak_rss_mb']:.0f} MB peak resident ({r['jobs_per_s']:,.0f} jobs/s)"
+
+
 @dataclass(frozen=True)
 class Scenario:
-    """A named benchmark: what it runs, and the target it is held to."""
+    """A named benchmark: what it runs, the target it is held to, and the figure of its
+    measurements that the target is about (``meshsim bench --markdown`` writes it)."""
 
     name: str
     description: str
     target: str
     run: Callable[[], dict[str, Any]]
     heavy: bool = False
+    figure: Callable[[dict[str, Any]], str] = simulation_seconds
 
 
 SCENARIOS: Registry[Scenario] = Registry("benchmark")
 
 
-def scenario(name: str, description: str, target: str, *, heavy: bool = False):  # type: ignore[no-untyped-def]
+def scenario(  # type: ignore[no-untyped-def]
+    name: str,
+    description: str,
+    target: str,
+    *,
+    heavy: bool = False,
+    figure: Callable[[dict[str, Any]], str] = simulation_seconds,
+):
     """Register a benchmark function under ``name``."""
 
     def decorate(fn: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
-        SCENARIOS.register(name)(Scenario(name, description, target, fn, heavy))
+        SCENARIOS.register(name)(Scenario(name, description, target, fn, heavy, figure))
         return fn
 
     return decorate
@@ -78,6 +105,7 @@ def simulate(machine_name: str, workload: Any, **policy: Any) -> dict[str, Any]:
     "nasa-easy",
     "NASA iPSC/860 trace (18,239 jobs) on flat:128, FCFS + EASY",
     "< 0.5 s end to end, interpreter start-up included",
+    figure=end_to_end_seconds,
 )
 def nasa_easy() -> dict[str, Any]:
     trace = find_trace(NASA_TRACE)
@@ -149,6 +177,7 @@ def _flat_workload(n: int) -> Callable[[Any], Any]:
     "flat-200k",
     "200,000 synthetic jobs (flat-poisson, load 0.7) on flat:1024, FCFS + EASY",
     ">= 100,000 jobs/s of simulation",
+    figure=simulation_rate,
 )
 def flat_200k() -> dict[str, Any]:
     t0 = time.perf_counter()
@@ -162,6 +191,7 @@ def flat_200k() -> dict[str, Any]:
     "1,000,000 synthetic jobs (flat-poisson, load 0.7) on flat:1024, FCFS + EASY",
     "completes within 1 GB of resident memory",
     heavy=True,
+    figure=peak_memory,
 )
 def flat_1m() -> dict[str, Any]:
     t0 = time.perf_counter()
@@ -183,6 +213,7 @@ seed = 2009
     "intrepid-month",
     "10,000-job synthetic Intrepid month on intrepid (621-partition menu), WFP + EASY + Combo",
     "< 3 s (issue 4)",
+    figure=end_to_end_seconds,
 )
 def intrepid_month() -> dict[str, Any]:
     import tempfile
@@ -214,11 +245,11 @@ def intrepid_month() -> dict[str, Any]:
 def mc_mesh32() -> dict[str, Any]:
     def make(machine: Any) -> Any:
         from meshsim.engine.core.seeding import Stream, generator
-        from meshsim.engine.core.toml_table import Table
+        from meshsim.engine.core.toml_table import UNREAD, Table
         from meshsim.engine.workloads.generators import GENERATORS
 
         options = {"jobs": 1000, "mean_interarrival": 500.0, "mean_size": 16.0}
-        table = Table({**options, "iterations": 40000.0}, "mc-mesh32", "workload")
+        table = Table({**options, "iterations": 40000.0}, "mc-mesh32", "workload", UNREAD)
         return GENERATORS.get("mache-io")(table, machine, generator(1, Stream.WORKLOAD))
 
     t0 = time.perf_counter()
@@ -236,6 +267,10 @@ def mc_mesh32() -> dict[str, Any]:
     "contention-50",
     "contention recomputation: 50 Random-placed jobs, all-to-all write I/O, 32x32 mesh, 32 I/O",
     "< 50 ms (issue 5)",
+    figure=lambda r: (
+        f"{r['wall_s'] * 1e3:.1f} ms (routing {r['route_ms']:.1f}, contention "
+        f"{r['recompute_ms']:.1f}, runtimes {r['runtime_ms']:.1f})"
+    ),
 )
 def contention_50() -> dict[str, Any]:
     from meshsim.engine.families.contention.benchmarks import bench_contention
@@ -266,9 +301,9 @@ def _mesh32_workload(rate: float | None = None) -> Callable[[Any], Any]:
 
     def make(machine: Any) -> Any:
         from meshsim.engine.core.toml_table import load_toml
-        from meshsim.engine.workloads.generators import generate
+        from meshsim.engine.workloads.generators import ROOT, generate
 
-        root = load_toml(MESH32_UNIFORM)
+        root = load_toml(MESH32_UNIFORM, ROOT)
         if rate is not None:
             root.data["workload"]["arrival_rate"] = rate
         return generate(root, machine, 0)

@@ -15,7 +15,9 @@ bounded slowdown."""
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
+import math
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -25,7 +27,11 @@ from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.policy import Policy
 from meshsim.engine.core.registry import Registry
 from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.tools.experiments.executors import terminate_pool, worker_signals
+from meshsim.engine.tools.experiments.stats import relative_gain
+from meshsim.engine.tools.outputs import defined
 from meshsim.engine.topology.machines import Machine
+from meshsim.engine.validation.options import COMPARE, check_options
 from meshsim.engine.workloads.traceclock import TraceClock
 from meshsim.engine.workloads.workload import Workload
 
@@ -67,12 +73,13 @@ PRESETS.register("tang2010")(
 
 @dataclass(frozen=True)
 class Outcome:
-    """The metrics of one configuration on one part of the workload."""
+    """The metrics of one configuration on one part of the workload (None: undefined, as a part
+    where no job finished)."""
 
     config: str
     part: str
     jobs: int
-    metrics: dict[str, float]
+    metrics: dict[str, float | None]
 
 
 def month_parts(workload: Workload) -> list[tuple[str, Workload, Workload | None]]:
@@ -105,8 +112,8 @@ def _run(args: tuple[Machine, Workload, Workload | None, Config, str, int]) -> O
     policy = Policy.for_machine(machine, **config.options)
     sim = Simulation(machine, workload, policy, seed, past=past)
     sim.run()
-    metrics = sim.results().metrics
-    return Outcome(config.name, part, int(metrics["jobs"]), {m: float(metrics[m]) for m in METRICS})
+    metrics = defined(sim.results().metrics)
+    return Outcome(config.name, part, int(metrics["jobs"]), {m: metrics[m] for m in METRICS})
 
 
 def compare(
@@ -117,8 +124,12 @@ def compare(
     by_month: bool = True,
     seed: int = 0,
     workers: int = 1,
+    done: Callable[[int, int], None] | None = None,
 ) -> list[Outcome]:
-    """Run every configuration on every part (months, or the whole workload)."""
+    """Run every configuration on every part (months, or the whole workload); ``done(k, n)`` is
+    told each time a run finishes (k of n). Pool workers leave Ctrl-C to this process, which ends
+    them when it is interrupted."""
+    check_options(COMPARE, {"--seed": seed, "--workers": workers})
     names = {c.name for c in configs}
     for c in configs:
         if c.baseline is not None and c.baseline not in names:
@@ -127,14 +138,29 @@ def compare(
     if len(parts) == 1:
         parts = [("all", workload, parts[0][2])]
     tasks = [(machine, w, past, c, label, seed) for label, w, past in parts for c in configs]
+    tell = done or (lambda k, n: None)
     if workers <= 1:
-        return [_run(t) for t in tasks]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_run, tasks))
+        outcomes = []
+        for task in tasks:
+            outcomes.append(_run(task))
+            tell(len(outcomes), len(tasks))
+        return outcomes
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_signals)
+    try:
+        futures = [pool.submit(_run, task) for task in tasks]
+        for k, _ in enumerate(as_completed(futures), start=1):
+            tell(k, len(tasks))
+        outcomes = [f.result() for f in futures]
+    except BaseException:
+        terminate_pool(pool)
+        raise
+    pool.shutdown()
+    return outcomes
 
 
 def gains(outcomes: list[Outcome], configs: tuple[Config, ...]) -> list[dict[str, Any]]:
-    """Relative gains (V_base − V_new) / V_base of every compared configuration, per part."""
+    """Relative gains (V_base − V_new) / V_base of every compared configuration, per part (None
+    when either value is undefined, or the base is 0 and the new value is not)."""
     table = {(o.config, o.part): o for o in outcomes}
     rows = []
     for c in configs:
@@ -144,7 +170,8 @@ def gains(outcomes: list[Outcome], configs: tuple[Config, ...]) -> list[dict[str
             base, new = table[(c.baseline, part)], table[(c.name, part)]
             row: dict[str, Any] = {"config": c.name, "baseline": c.baseline, "part": part}
             for m in METRICS:
-                b = base.metrics[m]
-                row[m] = (b - new.metrics[m]) / b if b else 0.0
+                b, v = base.metrics[m], new.metrics[m]
+                gain = None if b is None or v is None else relative_gain(b, v)
+                row[m] = None if gain is None or math.isnan(gain) else gain
             rows.append(row)
     return rows

@@ -1,17 +1,24 @@
 """Versioned outputs (DESIGN.md, "Outputs"): the result JSON, the per-job CSV, the event log (JSON
-lines) and the simulated schedule as SWF.
+lines) and the simulated schedule as SWF — their contents; :mod:`meshsim.engine.writing` writes
+them.
 
 The result JSON holds no wall-clock data, so two runs with the same inputs write identical bytes.
-Its ``schema`` is ``meshsim.result/1``; keys named in the issues are a contract."""
+Its ``schema`` is ``meshsim.result/1``; keys named in the issues are a contract. It is strict JSON
+(:func:`dumps`): a metric that is undefined (an average over no jobs, a share of no capacity) is
+``null``, never ``NaN`` (docs/boundaries.md). Jobs the run did not finish are counted, never
+dropped: ``skipped`` (never entered the run, by reason), ``rejected`` (refused on arrival, by
+reason), ``unfinished`` (still waiting or held when the run ended) and ``rejected_actions``
+(operator actions that could not apply, each with its reason)."""
 
 from __future__ import annotations
 
 import csv
+import io
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
@@ -19,6 +26,7 @@ from meshsim import __version__
 from meshsim.engine.kernel.events import EventRecord
 from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.workloads import swf
+from meshsim.engine.writing import Staged
 
 SCHEMA = "meshsim.result/1"
 JOB_COLUMNS = ("job_id", "submit", "start", "end", "size", "allocated", "wait", "bsld", "location")
@@ -63,22 +71,28 @@ def result_document(sim: Simulation, inputs: RunInputs) -> dict[str, Any]:
         },
         "skipped": dict(sim.workload.skipped),
         "rejected": dict(sorted(sim.rejected.items())),
-        "metrics": results.metrics,
-        "by_size_class": results.by_size_class,
-        "by_queue": results.by_queue,
+        "unfinished": sim.unfinished(),
+        "rejected_actions": [r.as_dict() for r in sim.action_rejections()],
+        "metrics": defined(results.metrics),
+        "by_size_class": {k: defined(v) for k, v in results.by_size_class.items()},
+        "by_queue": {k: defined(v) for k, v in results.by_queue.items()},
+    }
+
+
+def defined(metrics: Mapping[str, Any]) -> dict[str, Any]:
+    """Metrics with every undefined value as ``None``: a NaN or infinite number (a figure a
+    plug-in could not compute) becomes ``null`` in the JSON, like the undefined metrics of
+    :func:`meshsim.engine.kernel.metrics.summary`."""
+    return {
+        k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in metrics.items()
     }
 
 
 def dumps(document: Mapping[str, Any]) -> str:
-    """The canonical JSON text of a document (stable key order, trailing newline)."""
-    return json.dumps(document, indent=2) + "\n"
-
-
-def write_text(path: Path, text: str) -> None:
-    """Write atomically: a partial file never replaces a good one."""
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    """The canonical JSON text of a document (stable key order, trailing newline). Strict: a
+    ``NaN`` or infinity is a programming error here, never written (undefined metrics are
+    ``None``)."""
+    return json.dumps(document, indent=2, allow_nan=False) + "\n"
 
 
 def jobs_csv_columns(sim: Simulation) -> tuple[tuple[str, ...], list[list[Any]]]:
@@ -96,30 +110,30 @@ def jobs_csv_columns(sim: Simulation) -> tuple[tuple[str, ...], list[list[Any]]]
     return header, columns
 
 
-def write_jobs_csv(sim: Simulation, path: Path) -> None:
-    """One row per finished job, with a header row (:func:`jobs_csv_columns`)."""
+def jobs_csv_text(sim: Simulation) -> str:
+    """The per-job CSV of a finished run: one row per finished job, with a header row
+    (:func:`jobs_csv_columns`)."""
     header, columns = jobs_csv_columns(sim)
-    tmp = path.with_name(path.name + ".part")
-    with tmp.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(header)
-        writer.writerows(zip(*columns, strict=True))
-    tmp.replace(path)
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    writer.writerows(zip(*columns, strict=True))
+    return buffer.getvalue()
 
 
 class EventLogWriter:
-    """Streams event records to a JSON-lines file."""
+    """Streams event records as JSON lines into a staged output (renamed over the target only when
+    the run completes; :mod:`meshsim.engine.writing`)."""
 
-    def __init__(self, fh: IO[str]) -> None:
-        self.fh = fh
+    def __init__(self, out: Staged) -> None:
+        self.out = out
 
     def __call__(self, record: EventRecord) -> None:
-        self.fh.write(json.dumps(record.as_dict()))
-        self.fh.write("\n")
+        self.out.write(json.dumps(record.as_dict(), allow_nan=False) + "\n")
 
 
-def write_schedule_swf(sim: Simulation, path: Path) -> None:
-    """The simulated schedule as SWF: the source records (or records built from the workload's
+def schedule_swf(sim: Simulation) -> str:
+    """The simulated schedule as SWF text: the source records (or records built from the workload's
     columns) with the wait-time field filled in from the simulated start times."""
     w = sim.workload
     start = sim.start_times()[: len(w)]
@@ -144,4 +158,4 @@ def write_schedule_swf(sim: Simulation, path: Path) -> None:
         f"schedule simulated by meshsim {__version__} on machine {sim.machine.name} "
         f"with policy {sim.policy.label()}, seed {sim.seed}; wait times are simulated"
     )
-    swf.write_swf(path, records, w.header, notes=[note])
+    return swf.swf_text(records, w.header, notes=[note])

@@ -11,10 +11,11 @@ added here too."""
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from meshsim.engine.core.errors import MeshsimError
@@ -24,9 +25,12 @@ from meshsim.engine.families.contention.traffic import with_traffic
 from meshsim.engine.kernel.actions import Action, LoggedAction
 from meshsim.engine.kernel.events import EventRecord
 from meshsim.engine.kernel.simulation import Simulation
-from meshsim.engine.tools.outputs import RunInputs, jobs_csv_columns, result_document
-from meshsim.engine.topology.machines import Machine, load_machine
-from meshsim.engine.workloads.generators import load_workload
+from meshsim.engine.logs.options import LogOptions
+from meshsim.engine.tools.outputs import RunInputs, jobs_csv_text, result_document
+from meshsim.engine.tools.scenario_checks import check_actions
+from meshsim.engine.topology.machines import Machine, check_allocator, load_machine, machine_path
+from meshsim.engine.validation.options import check_run_options
+from meshsim.engine.workloads.generators import load_workload, workload_path
 from meshsim.engine.workloads.shapes import with_shapes
 from meshsim.engine.workloads.workload import Workload
 
@@ -58,16 +62,33 @@ class RunOptions:
     runtime_scale: float = 1.0
     seed: int = 0
     lenient: bool = False
+    log_format: str | None = None
+    tz: str = "UTC"
+    partition_limit: str | None = None
     requeue: bool = False
 
     @classmethod
-    def from_mapping(cls, options: dict[str, Any]) -> RunOptions:
-        """Options from a mapping of parameter names; an unknown name is a :class:`MeshsimError`."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(options) - known)
+    def from_mapping(cls, options: Mapping[str, Any]) -> RunOptions:
+        """Options from a mapping of parameter names (as :func:`meshsim.run` takes them); an
+        unknown name, or a value of the wrong type for its option, is a :class:`MeshsimError`
+        naming the option."""
+        hints = typing.get_type_hints(cls)
+        unknown = sorted(set(options) - set(hints))
         if unknown:
-            raise MeshsimError(f"run option '{unknown[0]}' is not known to this meshsim")
+            valid = ", ".join(sorted(hints))
+            raise MeshsimError(
+                f"run option '{unknown[0]}' is not known to this meshsim (valid: {valid})"
+            )
+        for name, value in options.items():
+            if not fits_option(value, hints[name]):
+                raise MeshsimError(
+                    f"run option '{name}' must be {_kind(hints[name])}, got {value!r}"
+                )
         return cls(**options)
+
+    def log_options(self) -> LogOptions:
+        """How the workload is read when it is a trace or log."""
+        return LogOptions(self.log_format, self.tz, self.partition_limit, self.lenient)
 
     def policy(self, machine: Machine) -> Policy:
         """The policy these options name; order, discipline and backfilling left out take the
@@ -86,12 +107,43 @@ class RunOptions:
         )
 
 
+def fits_option(value: Any, hint: Any) -> bool:
+    """Whether ``value`` fits a :class:`RunOptions` field of type ``hint`` (an int is a float; a
+    bool is not an int)."""
+    allowed = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    for t in allowed:
+        if t is type(None) and value is None:
+            return True
+        if t is bool and isinstance(value, bool):
+            return True
+        if t is int and isinstance(value, int) and not isinstance(value, bool):
+            return True
+        if t is float and isinstance(value, int | float) and not isinstance(value, bool):
+            return True
+        if t is str and isinstance(value, str):
+            return True
+    return False
+
+
+def _kind(hint: Any) -> str:
+    """How a :class:`RunOptions` field type reads in an error message."""
+    allowed = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    words = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+    named = [words[t] for t in allowed if t in words]
+    if type(None) in allowed:
+        named.append("None")
+    return " or ".join(named)
+
+
 def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
     """The machine and the workload of a run, with the load, runtime and traffic transforms applied
-    (the traffic options need a machine with I/O nodes)."""
-    if options.procs_per_unit is not None and options.procs_per_unit < 1:
-        raise MeshsimError(f"procs per unit must be at least 1, got {options.procs_per_unit}")
+    (the traffic options need a machine with I/O nodes). Every option is first held to its rule
+    (:func:`~meshsim.engine.validation.options.check_run_options`), and the allocator to the
+    machine's topology, so each path that prepares a run refuses the same values."""
+    check_run_options(options)
     machine = load_machine(options.machine)
+    if options.alloc is not None:
+        check_allocator(machine, options.alloc, "--alloc")
     jobs = load_workload(
         options.workload,
         machine,
@@ -99,6 +151,7 @@ def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
         lenient=options.lenient,
         procs_per_unit=options.procs_per_unit,
         requeue=options.requeue,
+        log=options.log_options(),
     ).scaled(load_factor=options.load_factor, runtime_scale=options.runtime_scale)
     if options.shape is not None:
         dims = getattr(machine.spec, "dims", None)
@@ -118,6 +171,31 @@ def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
     return machine, jobs
 
 
+def check_inputs(options: RunOptions) -> None:
+    """What can be checked of a run's inputs without loading its workload (for front ends that
+    load it elsewhere, as the console's engine process does): the options, the machine, the
+    allocator on it, and that the workload file exists."""
+    check_run_options(options)
+    machine = load_machine(options.machine)
+    if options.alloc is not None:
+        check_allocator(machine, options.alloc, "--alloc")
+    path = workload_path(options.workload, machine)
+    if not path.is_file():
+        raise MeshsimError(f"{path}: no such file")
+
+
+def input_files(options: RunOptions) -> list[Path]:
+    """The files a run of ``options`` reads, as far as they exist (the machine file and the
+    workload, or the machine's default workload): outputs must never be one of them."""
+    files = [machine_path(options.machine)]
+    try:
+        machine = load_machine(options.machine)
+        files.append(workload_path(options.workload, machine))
+    except MeshsimError:
+        pass  # the run itself reports the missing or broken input
+    return [f for f in files if f is not None]
+
+
 def prepare(
     options: RunOptions,
     *,
@@ -125,10 +203,14 @@ def prepare(
     actions: Sequence[Action | LoggedAction] = (),
     recent: int = 0,
     history: bool = False,
+    source: str = "",
 ) -> Simulation:
     """The simulation of a run, built but not yet run, with ``actions`` applied (an operator action
-    log); ``recent`` and ``history`` are passed to :class:`Simulation` for the console."""
+    log, first checked against the machine and workload; ``source`` names the scenario file they
+    come from in messages); ``recent`` and ``history`` are passed to :class:`Simulation` for the
+    console."""
     machine, jobs = load_inputs(options)
+    check_actions(actions, machine, jobs, source)
     return Simulation(
         machine,
         jobs,
@@ -172,14 +254,3 @@ def run_case(options: RunOptions, *, jobs: bool = False) -> CaseOutput:
     sim = prepare(options)
     sim.run()
     return CaseOutput(case_document(sim, options), jobs_csv_text(sim) if jobs else None)
-
-
-def jobs_csv_text(sim: Simulation) -> str:
-    """The per-job CSV of a finished run as text
-    (:func:`meshsim.engine.tools.outputs.jobs_csv_columns`)."""
-    header, columns = jobs_csv_columns(sim)
-    buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer)
-    writer.writerow(header)
-    writer.writerows(zip(*columns, strict=True))
-    return buffer.getvalue()

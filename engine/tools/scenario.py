@@ -24,24 +24,22 @@ the console's "export results" is :func:`scenario_document` of its simulation ru
 from __future__ import annotations
 
 import json
-import types
-import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from meshsim.engine.core.errors import MeshsimError
-from meshsim.engine.kernel.actions import LoggedAction, logged_from_dict
+from meshsim.engine.core.errors import MeshsimError, where
+from meshsim.engine.kernel.actions import LoggedAction
 from meshsim.engine.kernel.events import EventRecord
 from meshsim.engine.kernel.simulation import Simulation
-from meshsim.engine.tools.outputs import dumps, write_text
+from meshsim.engine.tools import scenario_checks
+from meshsim.engine.tools.outputs import dumps
 from meshsim.engine.tools.runcase import RunOptions, case_document, prepare
-
-SCHEMA = "meshsim.scenario/1"
-"""The ``schema`` of a scenario file."""
-
-_KEYS = ("schema", "name", "options", "position", "actions")
+from meshsim.engine.tools.scenario_checks import SCHEMA
+from meshsim.engine.validation.rules import check_value
+from meshsim.engine.validation.text import read_text
+from meshsim.engine.writing import write_file
 
 
 @dataclass(frozen=True)
@@ -53,6 +51,8 @@ class Scenario:
     actions: tuple[LoggedAction, ...] = ()
     position: int = 0
     name: str = ""
+    source: str = field(default="", compare=False)
+    """The file it was read from (for messages), empty when made in memory."""
 
     @classmethod
     def of(cls, sim: Simulation, options: RunOptions, name: str) -> Scenario:
@@ -73,8 +73,16 @@ class Scenario:
         history: bool = False,
     ) -> Simulation:
         """The simulation of this scenario with every action applied, at event 0 (run it, or
-        ``run_to_event(self.position)`` to resume where the console was)."""
-        return prepare(self.options, log=log, actions=self.actions, recent=recent, history=history)
+        ``run_to_event(self.position)`` to resume where the console was). The actions are first
+        checked against the machine and workload (errors name the scenario file)."""
+        return prepare(
+            self.options,
+            log=log,
+            actions=self.actions,
+            recent=recent,
+            history=history,
+            source=self.source,
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """The file's JSON object (only non-default options)."""
@@ -94,92 +102,66 @@ class Scenario:
 
     @classmethod
     def from_dict(cls, data: Any, source: str) -> Scenario:
-        """A scenario from its JSON object; errors are one line naming ``source`` and the key."""
+        """A scenario from its JSON object, every key held to its rule
+        (:mod:`meshsim.engine.tools.scenario_checks`); errors are one line naming ``source``
+        and the key."""
         if not isinstance(data, dict):
-            raise MeshsimError(f"{source}: expected a JSON object")
-        schema = data.get("schema")
-        if schema != SCHEMA:
-            raise MeshsimError(f"{source}: 'schema' is {schema!r}, expected '{SCHEMA}'")
-        unknown = sorted(set(data) - set(_KEYS))
+            raise MeshsimError(f"{source}: expected a JSON object, got {type(data).__name__}")
+        top = scenario_checks.TOP
+        unknown = sorted(set(data) - set(top.key_list()))
         if unknown:
-            raise MeshsimError(f"{source}: unknown key '{unknown[0]}'")
-        name = data.get("name", Path(source).stem)
-        if not isinstance(name, str):
-            raise MeshsimError(f"{source}: 'name' must be a string")
-        position = data.get("position", 0)
-        if not isinstance(position, int) or isinstance(position, bool) or position < 0:
-            raise MeshsimError(f"{source}: 'position' must be a non-negative integer")
+            valid = ", ".join(top.key_list())
+            raise MeshsimError(f"{where(source, key=unknown[0])}: unknown key (valid: {valid})")
+        if "schema" not in data:
+            raise MeshsimError(f"{where(source, key='schema')}: is required ('{SCHEMA}')")
+        values = {
+            rule.key: check_value(rule, data[rule.key], where(source, key=rule.key))
+            for rule in top.rules
+            if rule.key in data and rule.key not in ("options", "actions")
+        }
         raw_actions = data.get("actions", [])
         if not isinstance(raw_actions, list):
-            raise MeshsimError(f"{source}: 'actions' must be a list")
+            raise MeshsimError(f"{where(source, key='actions')}: expected a list of actions")
         actions = tuple(
-            _action(item, f"{source}: actions[{k}]") for k, item in enumerate(raw_actions)
+            scenario_checks.read_action(item, source, k) for k, item in enumerate(raw_actions)
         )
-        return cls(_options(data.get("options", {}), source), actions, position, name)
-
-
-def _options(raw: Any, source: str) -> RunOptions:
-    if not isinstance(raw, dict):
-        raise MeshsimError(f"{source}: 'options' must be an object")
-    hints = typing.get_type_hints(RunOptions)
-    for key, value in raw.items():
-        if key not in hints:
-            raise MeshsimError(f"{source}: unknown option 'options.{key}'")
-        if not _fits(value, hints[key]):
-            raise MeshsimError(f"{source}: option 'options.{key}' has the wrong type: {value!r}")
-    return RunOptions.from_mapping(raw)
-
-
-def _fits(value: Any, hint: Any) -> bool:
-    """Whether a JSON value fits a RunOptions field type (an int is a float; a bool is not an
-    int)."""
-    allowed = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
-    for t in allowed:
-        if t is type(None) and value is None:
-            return True
-        if t is bool and isinstance(value, bool):
-            return True
-        if t is int and isinstance(value, int) and not isinstance(value, bool):
-            return True
-        if t is float and isinstance(value, int | float) and not isinstance(value, bool):
-            return True
-        if t is str and isinstance(value, str):
-            return True
-    return False
-
-
-def _action(item: Any, source: str) -> LoggedAction:
-    if not isinstance(item, dict):
-        raise MeshsimError(f"{source}: expected an object")
-    time = item.get("time")
-    if not isinstance(time, int | float) or isinstance(time, bool):
-        raise MeshsimError(f"{source}: 'time' must be a number")
-    try:
-        return logged_from_dict(item, source)
-    except MeshsimError as exc:
-        text = str(exc)
-        raise MeshsimError(text if text.startswith(source) else f"{source}: {text}") from None
+        options = RunOptions.from_mapping(
+            scenario_checks.read_options(data.get("options", {}), source)
+        )
+        return cls(
+            options,
+            actions,
+            values.get("position", 0),
+            values.get("name", Path(source).stem),
+            source,
+        )
 
 
 def save_scenario(path: Path, scenario: Scenario) -> None:
     """Write ``scenario`` to ``path`` as JSON, atomically."""
-    write_text(Path(path), dumps(scenario.as_dict()))
+    write_file(Path(path), dumps(scenario.as_dict()))
 
 
 def load_scenario(path: Path) -> Scenario:
-    """Read a scenario file; a missing file, bad JSON (with its line), a wrong schema, an unknown
-    option or action, or a value of the wrong type is a one-line :class:`MeshsimError` naming the
-    file and the key."""
+    """Read a scenario file; a missing or unreadable file, text that is not UTF-8, bad JSON (with
+    its line), a wrong schema, an unknown option or action, or a value of the wrong type or out of
+    range is a one-line :class:`MeshsimError` naming the file and the key."""
     path = Path(path)
+    text = read_text(path, "scenario")
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise MeshsimError(f"{path}: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_not_json)
     except json.JSONDecodeError as exc:
-        raise MeshsimError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+        raise MeshsimError(
+            f"{where(str(path), line=exc.lineno)}: invalid JSON ({exc.msg})"
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise MeshsimError(f"{path}: invalid JSON ({exc})") from None
     return Scenario.from_dict(data, str(path))
+
+
+def _not_json(name: str) -> Any:
+    """``NaN`` and ``Infinity`` are not JSON, though Python's reader takes them."""
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def scenario_document(sim: Simulation, scenario: Scenario) -> dict[str, Any]:

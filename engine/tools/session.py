@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.jobs import Job
@@ -24,6 +25,7 @@ from meshsim.engine.kernel.records import Results, Snapshot
 from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.tools.experiments.stats import relative_gain
 from meshsim.engine.tools.runcase import RunOptions, load_inputs
+from meshsim.engine.tools.scenario import load_scenario
 from meshsim.engine.topology.machines import Machine
 from meshsim.engine.topology.units import UnitInfo
 from meshsim.engine.workloads.workload import Workload
@@ -50,8 +52,8 @@ class MetricDelta:
     ``(V_base − V_new) / V_base`` (Tang et al., Figs. 6–8: positive when the branch is lower)."""
 
     name: str
-    base: float
-    branch: float
+    base: float | None
+    branch: float | None
     gain: float
 
 
@@ -71,13 +73,18 @@ COMPARED = (
 
 
 def compare_results(base: Session, branch: Session) -> tuple[MetricDelta, ...]:
-    """The :data:`COMPARED` metrics of two sessions (usually both carried to their end)."""
+    """The :data:`COMPARED` metrics of two sessions (usually both carried to their end); the gain
+    is NaN when either value is undefined (None)."""
     a, b = base.results().metrics, branch.results().metrics
     return tuple(
-        MetricDelta(name, float(a[name]), float(b[name]), relative_gain(a[name], b[name]))
+        MetricDelta(name, a[name], b[name], _gain(a[name], b[name]))
         for name in COMPARED
         if name in a and name in b
     )
+
+
+def _gain(base: float | None, new: float | None) -> float:
+    return math.nan if base is None or new is None else relative_gain(base, new)
 
 
 class Session:
@@ -95,6 +102,14 @@ class Session:
         self.name = name
         self.machine, self.workload = inputs if inputs is not None else load_inputs(options)
         self._sim = self._build(actions)
+
+    @classmethod
+    def from_scenario(cls, path: Path) -> Session:
+        """A session reopened from a scenario file, at its saved position."""
+        scenario = load_scenario(path)
+        session = cls(scenario.options, tuple(scenario.actions), name=scenario.name)
+        session.goto_event(scenario.position)
+        return session
 
     def _build(self, actions: tuple[Action | LoggedAction, ...] | list[LoggedAction]) -> Simulation:
         return Simulation(
@@ -183,11 +198,14 @@ class Session:
         holding a job that is not waiting) stays in the log, as it would on replay, and its failure
         is raised as a :class:`MeshsimError` for the operator to see."""
         action = replace(action, time=self._sim.now)
+        number = len(self._sim.action_log)
         self._sim.apply(action)
         self._sim.run(until=self._sim.now)
-        failure = self._sim.action_failures.get(id(action))
+        failure = self._sim.rejected_actions.get(number)
         if failure is not None:
-            raise MeshsimError(f"{action.kind} failed: {failure} (kept in the log; z undoes it)")
+            raise MeshsimError(
+                f"{action.kind} failed: {failure.detail} (kept in the log; z undoes it)"
+            )
 
     def undo(self) -> Action:
         """Remove the last operator action and replay to the current event without it."""
@@ -262,6 +280,6 @@ class Session:
             events=tuple(r for r in snap.recent if r.job_id == job_id),
         )
 
-    def next_time(self) -> float:
+    def peek(self) -> float:
         """Time of the next event (``inf`` at the end)."""
         return self._sim.peek()

@@ -8,6 +8,7 @@ Note), so dates computed from the cut equal those of the original."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -15,9 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from meshsim.engine.core.errors import MeshsimError
-from meshsim.engine.tools.outputs import write_text
+from meshsim.engine.validation.options import TRACE_CONVERT, check_options
 from meshsim.engine.workloads import swf
 from meshsim.engine.workloads.traceclock import TraceClock
+from meshsim.engine.writing import write_file
 
 FORMATS = ("swf", "csv", "jsonl")
 
@@ -30,6 +32,9 @@ def window(
     month: str | None = None,
 ) -> swf.SWFTrace:
     """The jobs submitted in [start, end) (or in calendar ``month``), rebased to the window."""
+    check_options(TRACE_CONVERT, {"--start": start, "--end": end, "--month": month})
+    if start is not None and end is not None and not start < end:
+        raise MeshsimError(f"--start {start:g} must come before --end {end:g}")
     if month is not None:
         if start is not None or end is not None:
             raise MeshsimError("give either --month or --start/--end, not both")
@@ -62,26 +67,35 @@ def _rebased_header(header: swf.SWFHeader, shift: float, month: str | None) -> s
     return swf.parse_header(lines)
 
 
-def write(trace: swf.SWFTrace, path: Path, fmt: str | None = None) -> str:
-    """Write ``trace`` in ``fmt`` (default: from the file name); returns the format used."""
+def output_format(path: Path, fmt: str | None = None) -> str:
+    """The format to write ``path`` in: ``fmt``, else the one its name says."""
     fmt = fmt or _format_from_name(path)
     if fmt not in FORMATS:
-        raise MeshsimError(f"unknown format '{fmt}' (valid: {', '.join(FORMATS)})")
+        raise MeshsimError(f"--format: unknown format '{fmt}' (valid: {', '.join(FORMATS)})")
+    return fmt
+
+
+def converted(trace: swf.SWFTrace, path: Path, fmt: str) -> bytes | str:
+    """The content of ``path`` holding ``trace`` in ``fmt`` (:data:`FORMATS`)."""
     if fmt == "swf":
-        swf.write_swf(path, trace.records, trace.header)
-    elif fmt == "csv":
-        tmp = path.with_name(path.name + ".part")
-        with tmp.open("w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(swf.FIELDS)
-            writer.writerows([_number(v) for v in row] for row in trace.records.tolist())
-        tmp.replace(path)
-    else:
-        lines = (
-            json.dumps(dict(zip(swf.FIELDS, map(_number, row), strict=True)))
-            for row in trace.records.tolist()
-        )
-        write_text(path, "\n".join(lines) + "\n")
+        return swf.swf_bytes(path, swf.swf_text(trace.records, trace.header))
+    if fmt == "csv":
+        buffer = io.StringIO(newline="")
+        writer = csv.writer(buffer)
+        writer.writerow(swf.FIELDS)
+        writer.writerows([_number(v) for v in row] for row in trace.records.tolist())
+        return buffer.getvalue()
+    lines = (
+        json.dumps(dict(zip(swf.FIELDS, map(_number, row), strict=True)), allow_nan=False)
+        for row in trace.records.tolist()
+    )
+    return "\n".join(lines) + "\n"
+
+
+def write(trace: swf.SWFTrace, path: Path, fmt: str | None = None) -> str:
+    """Write ``trace`` in ``fmt`` (default: from the file name); returns the format used."""
+    fmt = output_format(path, fmt)
+    write_file(path, converted(trace, path, fmt))
     return fmt
 
 

@@ -10,10 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from meshsim.engine.topology.machines import flat_machine, power_of_two_label
+from meshsim.engine.logs.formats import LOG_FORMATS
+from meshsim.engine.logs.trace import LogTrace, records_read, replay_workload
+from meshsim.engine.topology.machines import FlatSpec, Machine, power_of_two_label
+from meshsim.engine.validation.options import TRACE_INFO, check_options
 from meshsim.engine.workloads.swf import SWFTrace
 from meshsim.engine.workloads.traceclock import TraceClock
-from meshsim.engine.workloads.workload import from_swf
 
 PERCENTILES = (10, 25, 50, 75, 90, 99)
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -30,9 +32,12 @@ def machine_size(trace: SWFTrace) -> int:
 
 
 def trace_info(trace: SWFTrace, processors: int | None = None) -> dict[str, Any]:
-    """Summary statistics of ``trace`` for a machine of ``processors`` (default: the header's)."""
+    """Summary statistics of ``trace`` for a machine of ``processors`` (default: the header's).
+    Sizes are only counted here, so the machine is not held to the cell limit."""
+    check_options(TRACE_INFO, {"--processors": processors})
     procs_total = processors or machine_size(trace)
-    workload = from_swf(trace, flat_machine(f"flat:{procs_total}"))
+    machine = Machine(name=f"flat:{procs_total}", topology="flat", spec=FlatSpec(procs_total))
+    workload = replay_workload(trace, machine)
     clock = TraceClock.from_header(trace.header)
     submit, runtime, estimate = workload.submit, workload.runtime, workload.estimate
     size = workload.procs
@@ -41,11 +46,26 @@ def trace_info(trace: SWFTrace, processors: int | None = None) -> dict[str, Any]
         "file": trace.path,
         "computer": trace.header.computer,
         "installation": trace.header.installation,
-        "records": len(trace) + len(trace.malformed),
+        "records": records_read(trace),
         "jobs": n,
         "skipped": dict(workload.skipped),
         "processors": procs_total,
     }
+    if isinstance(trace, LogTrace):
+        info["log"] = {
+            "format": trace.format,
+            "description": LOG_FORMATS.get(trace.format).description,
+            "skipped_records": [
+                {
+                    "file": s.where.file,
+                    "line": s.where.line,
+                    "job": s.job_id,
+                    "reason": s.reason,
+                    "detail": s.detail,
+                }
+                for s in trace.report()
+            ],
+        }
     if n == 0:
         return info
     first, last_submit = float(submit.min()), float(submit.max())

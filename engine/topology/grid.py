@@ -18,6 +18,25 @@ from math import prod
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.toml_table import Table
 from meshsim.engine.topology.machines import TOPOLOGIES, MachineHeader
+from meshsim.engine.validation.formats import MACHINE_FILE
+from meshsim.engine.validation.rules import Rule, Section
+
+
+def _grid_section(kind: str, wrap: bool) -> Section:
+    return MACHINE_FILE.add(
+        Section(
+            f"[topology] {kind}",
+            (
+                Rule("dims", "int list", minimum=1, doc="2 or 3 extents: x, y[, z]"),
+                Rule("wrap", "value", wrap, doc="true, false, or one boolean per dimension"),
+            ),
+            doc=f"a 2D or 3D grid of nodes{' with wrap-around links' if wrap else ''}",
+        )
+    )
+
+
+MESH_TOPOLOGY = _grid_section("mesh", False)
+TORUS_TOPOLOGY = _grid_section("torus", True)
 
 
 @dataclass(frozen=True)
@@ -114,26 +133,27 @@ _BOX = re.compile(r"^\(?\s*(\d+(?:\s*,\s*\d+)*)\s*\)?\s+(\d+(?:\s*x\s*\d+)*)$")
 """A box: ``x,y WxH`` (optionally ``(x,y) WxH``), any number of dimensions."""
 
 
-def _parse_grid(t: Table, header: MachineHeader, default_wrap: bool) -> GridSpec:
-    dims = t.int_list("dims", minimum=1)
+def _parse_grid(t: Table, header: MachineHeader, section: Section) -> GridSpec:
+    t = t.follow(section)
+    t.reject_unknown()
+    dims = t.get("dims")
     if len(dims) not in (2, 3):
         raise t.error("dims", f"expected 2 or 3 extents, got {len(dims)}")
-    raw = t.raw("wrap", default_wrap)
+    raw = t.raw("wrap")
     if isinstance(raw, bool):
         wrap = (raw,) * len(dims)
     elif isinstance(raw, list) and len(raw) == len(dims) and all(isinstance(v, bool) for v in raw):
         wrap = tuple(raw)
     else:
         raise t.error("wrap", f"expected true, false or a list of {len(dims)} booleans")
-    t.reject_unknown()
     return GridSpec(dims=tuple(dims), wrap=wrap)
 
 
 @TOPOLOGIES.register("mesh")
 def _parse_mesh(t: Table, header: MachineHeader) -> GridSpec:
-    return _parse_grid(t, header, default_wrap=False)
+    return _parse_grid(t, header, MESH_TOPOLOGY)
 
 
 @TOPOLOGIES.register("torus")
 def _parse_torus(t: Table, header: MachineHeader) -> GridSpec:
-    return _parse_grid(t, header, default_wrap=True)
+    return _parse_grid(t, header, TORUS_TOPOLOGY)

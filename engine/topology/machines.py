@@ -18,9 +18,12 @@ from typing import Any, Protocol
 
 from meshsim.engine.core.bundled import bundled_folder, resolve_reference
 from meshsim.engine.core.errors import MeshsimError
-from meshsim.engine.core.registry import Registry
+from meshsim.engine.core.registry import Registry, registry_of
 from meshsim.engine.core.toml_table import Table, load_toml
 from meshsim.engine.topology.units import unit_cell, unit_name
+from meshsim.engine.validation.formats import MACHINE_FILE
+from meshsim.engine.validation.limits import CELLS
+from meshsim.engine.validation.rules import Rule, Section
 
 
 class TopologySpec(Protocol):
@@ -66,7 +69,61 @@ SECTIONS: Registry[Callable[[Table, MachineHeader], Any]] = Registry("machine se
 """Parsers for optional top-level tables of a machine file (I/O nodes, NQS queues, ...).
 
 A machine file may hold ``[machine]``, ``[topology]``, ``[metrics]`` and any registered section; any
-other top-level table is an error naming the file and the key. """
+other top-level table is an error naming the file and the key. A section's parser reads its table
+through the rules it adds to :data:`~meshsim.engine.validation.formats.MACHINE_FILE`; when what it
+returns has a ``check(machine)`` method, that is called on the finished machine (for checks that
+need the topology, such as I/O nodes that must fit the mesh)."""
+
+ROOT = MACHINE_FILE.add(
+    Section(
+        "top level",
+        (
+            Rule("machine", "table", doc="name, topology and defaults"),
+            Rule("topology", "table", {}, doc="the keys of the topology named by machine.topology"),
+            Rule("metrics", "table", {}, doc="size classes of the per-class breakdown"),
+        ),
+        doc="Besides these, a registered section (`[io]`, `[nqs]`) may appear.",
+        open=True,
+    )
+)
+HEAD = MACHINE_FILE.add(
+    Section(
+        "[machine]",
+        (
+            Rule("name", "str"),
+            Rule("topology", "str", names="topology"),
+            Rule("procs_per_unit", "int", 1, minimum=1, maximum=1 << 31),
+            Rule("description", "str", ""),
+            Rule("default_allocator", "str", "flat", names="allocator"),
+            Rule("default_queue", "str", None, names="queue order"),
+            Rule("default_discipline", "str", None, names="discipline"),
+            Rule("default_backfill", "str", None, names="backfill"),
+            Rule(
+                "default_workload",
+                "str",
+                None,
+                doc="a workload file or trace, relative to the machine file, or PACKAGE:NAME",
+            ),
+        ),
+    )
+)
+METRICS = MACHINE_FILE.add(
+    Section("[metrics]", (Rule("size_classes", "tables", []),), doc="per-class breakdown")
+)
+SIZE_CLASS = MACHINE_FILE.add(
+    Section(
+        "[[metrics.size_classes]]",
+        (
+            Rule("min", "int", 1, minimum=1),
+            Rule("max", "int", minimum=1, doc="at least min"),
+            Rule("label", "str", None, doc="default: MIN-MAX"),
+        ),
+    )
+)
+FLAT_TOPOLOGY = MACHINE_FILE.add(
+    Section("[topology] flat", (Rule("nodes", "int", minimum=1),), doc="N interchangeable nodes")
+)
+POLICY_DEFAULTS = ("queue", "discipline", "backfill")
 
 
 @dataclass(frozen=True)
@@ -151,23 +208,31 @@ def bundled_machines() -> list[str]:
     return sorted(p.stem for p in machines_dir().glob("*.toml"))
 
 
+def machine_path(name_or_path: str) -> Path | None:
+    """The file of a machine named by bundled name or path (None for ``flat:N`` and unknown
+    names)."""
+    if name_or_path.startswith("flat:"):
+        return None
+    path = Path(name_or_path)
+    if path.suffix == ".toml" and path.exists():
+        return path
+    bundled = machines_dir() / f"{name_or_path}.toml"
+    return bundled if bundled.exists() else None
+
+
 def load_machine(name_or_path: str) -> Machine:
     """A machine by bundled name (``mesh32``), by file path, or ``flat:N``."""
     if name_or_path.startswith("flat:"):
         return flat_machine(name_or_path)
-    path = Path(name_or_path)
-    if path.suffix != ".toml" or not path.exists():
-        bundled = machines_dir() / f"{name_or_path}.toml"
-        if bundled.exists():
-            path = bundled
-        elif path.suffix == ".toml":
-            raise MeshsimError(f"{path}: no such file")
-        else:
-            valid = ", ".join(bundled_machines())
-            raise MeshsimError(
-                f"unknown machine '{name_or_path}' (valid: {valid}, flat:N, or a .toml file)"
-            )
-    return parse_machine(load_toml(path))
+    path = machine_path(name_or_path)
+    if path is None:
+        if name_or_path.endswith(".toml"):
+            raise MeshsimError(f"{name_or_path}: no such file")
+        valid = ", ".join(bundled_machines())
+        raise MeshsimError(
+            f"unknown machine '{name_or_path}' (valid: {valid}, flat:N, or a .toml file)"
+        )
+    return parse_machine(load_toml(path, ROOT))
 
 
 def flat_machine(text: str) -> Machine:
@@ -176,6 +241,7 @@ def flat_machine(text: str) -> Machine:
     if not count.isdigit() or int(count) < 1:
         raise MeshsimError(f"machine '{text}': expected flat:N with N a positive integer")
     n = int(count)
+    CELLS.check(n, f"machine '{text}'")
     return Machine(
         name=text,
         topology="flat",
@@ -185,50 +251,77 @@ def flat_machine(text: str) -> Machine:
 
 
 def parse_machine(root: Table) -> Machine:
-    """Validate a machine file and build the :class:`Machine`."""
-    head = root.table("machine", required=True)
-    topology = head.str("topology", choices=TOPOLOGIES.names())
-    header = MachineHeader(
-        name=head.str("name"),
-        topology=topology,
-        procs_per_unit=head.int("procs_per_unit", 1, minimum=1),
-    )
-    description = head.str("description", "")
-    default_allocator = head.str("default_allocator", "flat")
-    default_policy = {
-        key: head.str(f"default_{key}")
-        for key in ("queue", "discipline", "backfill")
-        if f"default_{key}" in head
-    }
-    default_workload = head.str("default_workload", None)
-    spec = TOPOLOGIES.get(topology)(root.table("topology"), header)
-    metrics = root.table("metrics")
-    classes = tuple(_size_class(t) for t in metrics.tables("size_classes"))
-    metrics.reject_unknown()
-    extras = {key: SECTIONS.get(key)(root.table(key), header) for key in root if key in SECTIONS}
+    """Validate a machine file and build the :class:`Machine`: every key against its rule, the
+    machine's size against the cell limit, and its defaults as a run would use them (the default
+    allocator must work on the topology)."""
+    head = root.table("machine", HEAD)
     head.reject_unknown()
-    root.reject_unknown()
-    return Machine(
+    topology = head.get("topology")
+    header = MachineHeader(
+        name=head.get("name"),
+        topology=topology,
+        procs_per_unit=head.get("procs_per_unit"),
+    )
+    default_policy = {
+        key: head.get(f"default_{key}")
+        for key in POLICY_DEFAULTS
+        if head.get(f"default_{key}") is not None
+    }
+    spec = TOPOLOGIES.get(topology)(root.table("topology"), header)
+    CELLS.check(spec.nodes, root.where("topology"))
+    metrics = root.table("metrics", METRICS)
+    metrics.reject_unknown()
+    classes = tuple(_size_class(t) for t in metrics.tables("size_classes", SIZE_CLASS))
+    unknown = [key for key in root if key not in ROOT.key_list() and key not in SECTIONS]
+    if unknown:
+        valid = ", ".join([*ROOT.key_list(), *SECTIONS.names()])
+        raise root.error(unknown[0], f"unknown key (valid: {valid})")
+    extras = {key: SECTIONS.get(key)(root.table(key), header) for key in root if key in SECTIONS}
+    machine = Machine(
         name=header.name,
         topology=topology,
         spec=spec,
         procs_per_unit=header.procs_per_unit,
-        description=description,
-        default_allocator=default_allocator,
-        default_workload=default_workload,
+        description=head.get("description"),
+        default_allocator=head.get("default_allocator"),
+        default_workload=head.get("default_workload"),
         default_policy=default_policy,
         size_classes=classes,
         source=root.source,
         extras=extras,
     )
+    check_allocator(machine, machine.default_allocator, head.where("default_allocator"))
+    path = machine.default_workload_path()
+    if path is not None and not path.is_file():
+        raise head.error("default_workload", f"no such file {path}")
+    for config in extras.values():
+        check = getattr(config, "check", None)
+        if check is not None:
+            check(machine)
+    return machine
+
+
+def check_allocator(machine: Machine, name: str, where: str) -> None:
+    """Refuse allocator ``name`` unless it works on ``machine``'s topology; ``where`` names the key
+    or option that chose it. The allocators are looked up by kind (:func:`registry_of`): their
+    registry sits in the allocation layer, above the topology."""
+    allocators = registry_of("allocator")
+    if machine.topology not in allocators.get(name).topologies:
+        valid = [n for n in allocators.names() if machine.topology in allocators.get(n).topologies]
+        raise MeshsimError(
+            f"{where}: allocator '{name}' does not work on {machine.topology} machine "
+            f"'{machine.name}' (valid here: {', '.join(valid)})"
+        )
 
 
 def _size_class(t: Table) -> SizeClass:
-    low = t.int("min", 1, minimum=1)
-    high = t.int("max", minimum=low)
-    label = t.str("label", f"{low}-{high}" if low != high else str(low))
     t.reject_unknown()
-    return SizeClass(label, low, high)
+    low = t.get("min")
+    high = t.get("max")
+    if high < low:
+        raise t.error("max", f"must be at least min ({low}), got {high}")
+    label = t.get("label")
+    return SizeClass(label or (f"{low}-{high}" if low != high else str(low)), low, high)
 
 
 @dataclass(frozen=True)
@@ -269,6 +362,6 @@ class FlatSpec:
 
 @TOPOLOGIES.register("flat")
 def _parse_flat(t: Table, header: MachineHeader) -> FlatSpec:
-    spec = FlatSpec(nodes=t.int("nodes", minimum=1))
+    t = t.follow(FLAT_TOPOLOGY)
     t.reject_unknown()
-    return spec
+    return FlatSpec(nodes=t.get("nodes"))

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import gzip
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.registry import Registry
 from meshsim.engine.workloads.swf import read_swf
+from meshsim.engine.writing import Staged, make_folder
 
 ARCHIVE = "https://www.cs.huji.ac.il/labs/parallel/workload"
 
@@ -102,28 +102,29 @@ def fetch(
     target = cache_dir() / trace.file_name
     if target.exists() and not force:
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(target.parent)
     url = f"{base_url.rstrip('/')}/{trace.path}"
-    part = target.with_name(target.name + ".part")
+    staged = Staged(target)
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response, part.open("wb") as fh:
-            shutil.copyfileobj(response, fh)
-    except urllib.error.HTTPError as exc:
-        part.unlink(missing_ok=True)
-        raise MeshsimError(f"cannot fetch {name}: {url} answered {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        part.unlink(missing_ok=True)
-        reason = getattr(exc, "reason", exc)
-        raise MeshsimError(
-            f"cannot fetch {name}: no connection to {url} ({reason}); "
-            f"download it by hand and pass the file to --workload"
-        ) from None
-    try:
-        _verify(part, trace)
-    except MeshsimError:
-        part.unlink(missing_ok=True)
-        raise
-    part.replace(target)
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as response:
+                while chunk := response.read(1 << 20):
+                    staged.write(chunk)
+        except urllib.error.HTTPError as exc:
+            raise MeshsimError(
+                f"cannot fetch {name}: {url} answered {exc.code} {exc.reason}"
+            ) from None
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise MeshsimError(
+                f"cannot fetch {name}: no connection to {url} ({reason}); "
+                f"download it by hand and pass the file to --workload"
+            ) from None
+        staged.finish()
+        _verify(staged.written, trace)
+        staged.replace()
+    finally:
+        staged.discard()
     return target
 
 

@@ -21,8 +21,31 @@ import numpy as np
 
 from meshsim.engine.core.toml_table import Table
 from meshsim.engine.topology.machines import Machine
-from meshsim.engine.workloads.generators import GENERATORS
+from meshsim.engine.validation.rules import Rule
+from meshsim.engine.validation.swf_columns import MAX_SECONDS
+from meshsim.engine.workloads.generators import GENERATORS, check_jobs, generator_section
 from meshsim.engine.workloads.workload import Workload, from_columns
+
+MESH_SIDES = generator_section(
+    "mesh-sides",
+    (
+        Rule("jobs", "int", minimum=1),
+        Rule("arrival_rate", "float", minimum=1e-9, maximum=1e9, doc="jobs per time unit"),
+        Rule("mean_service", "float", 1.0, minimum=1e-9, maximum=MAX_SECONDS),
+        Rule("side_distribution", "str", "uniform", choices=("uniform", "uniform-decreasing")),
+        Rule(
+            "probabilities",
+            "float list",
+            [0.4, 0.2, 0.2, 0.2],
+            minimum=0.0,
+            maximum=1.0,
+            doc="p1..p4, summing to 1",
+        ),
+        Rule("bounds", "int list", [4, 8, 16], minimum=1, doc="l1 < l2 < l3"),
+    ),
+    "w x h submeshes with Poisson arrivals and exponential service (seed 001 §5.1); needs a "
+    "2D mesh",
+)
 
 
 def draw_sides(
@@ -49,15 +72,18 @@ def draw_sides(
 
 @GENERATORS.register("mesh-sides")
 def mesh_sides(t: Table, machine: Machine, rng: np.random.Generator) -> Workload:
+    t = t.follow(MESH_SIDES)
+    t.reject_unknown()
     dims = tuple(machine.spec.dims) if hasattr(machine.spec, "dims") else ()
     if len(dims) != 2:
         raise t.error("kind", f"mesh-sides needs a 2D mesh, machine '{machine.name}' is not one")
-    n = t.int("jobs", minimum=1)
-    rate = t.float("arrival_rate", minimum=1e-9)
-    service = t.float("mean_service", 1.0, minimum=1e-9)
-    distribution = t.str("side_distribution", "uniform", choices=["uniform", "uniform-decreasing"])
-    probabilities = t.float_list("probabilities", [0.4, 0.2, 0.2, 0.2])
-    bounds = t.int_list("bounds", [4, 8, 16], minimum=1)
+    n = t.get("jobs")
+    check_jobs(t, n)
+    rate = t.get("arrival_rate")
+    service = t.get("mean_service")
+    distribution = t.get("side_distribution")
+    probabilities = t.get("probabilities")
+    bounds = t.get("bounds")
     if len(probabilities) != 4 or abs(sum(probabilities) - 1.0) > 1e-9:
         raise t.error("probabilities", "expected four probabilities that sum to 1")
     if len(bounds) != 3 or bounds != sorted(set(bounds)):

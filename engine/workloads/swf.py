@@ -5,9 +5,12 @@ whitespace-separated numeric fields, ``-1`` for unknown (field list in
 ``../shared/reference/existing-simulators.md`` §4.1). Integer and float values are both accepted.
 Files ending in ``.gz`` (or starting with the gzip magic bytes) are read directly.
 
-Reading never drops data silently: a malformed line (wrong number of fields, a non-number) is an
-error naming the file and line, unless ``lenient`` is set, in which case the line is skipped and
-reported in :attr:`SWFTrace.malformed`."""
+Reading never drops data silently: a malformed line (wrong number of fields, a non-number, a number
+that is not finite or out of its field's range, a header number out of range) is an error naming
+the file and line, unless ``lenient`` is set, in which case the line is skipped and reported in
+:attr:`SWFTrace.malformed`. The ranges are data (:mod:`meshsim.engine.validation.swf_columns`),
+checked per column with numpy. A file is read under the input limit, a gzip stream decompressed
+piece by piece under it (:mod:`meshsim.engine.validation.text`)."""
 
 from __future__ import annotations
 
@@ -22,6 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from meshsim.engine.core.errors import MeshsimError, where
+from meshsim.engine.validation import swf_columns
+from meshsim.engine.validation.text import read_bytes
 
 FIELDS = (
     "job_number",
@@ -159,29 +164,71 @@ class SWFTrace:
 def read_swf(path: str | Path, *, lenient: bool = False) -> SWFTrace:
     """Read an SWF trace (plain or gzip). Errors name the file and the line.
 
-    The common case (every line well formed) is parsed by numpy's C reader in one call; only when
-    that fails are the lines checked one by one, to name the first bad line (or, when ``lenient``,
-    to skip and report every bad line)."""
+    The common case (every line well formed) is parsed by numpy's C reader in one call and its
+    ranges checked per column; only when a line fails are the lines numbered, to name the first bad
+    line (or, when ``lenient``, to skip and report every bad line)."""
     path = Path(path)
     text = _read_text(path)
-    header_lines: list[str] = []
-    for line in text.splitlines():
+    entries: list[tuple[int, str]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
         stripped = line.strip()
         if stripped and not stripped.startswith(";"):
             break
         if stripped:
-            header_lines.append(stripped[1:].rstrip())
-    header = parse_header(header_lines)
+            entries.append((number, stripped[1:].rstrip()))
+    bad_header = _header_problems(entries)
+    _refuse_or_keep(path, bad_header, lenient=lenient)
+    skip = {m.line for m in bad_header}
+    header = parse_header([line for number, line in entries if number not in skip])
     records = _fast_records(text)
-    malformed: list[Malformed] = []
     if records is None:
-        records, malformed = _checked_records(path, text, lenient)
+        records, numbers, malformed = _checked_records(path, text, lenient)
+    else:
+        numbers, malformed = None, []
+    bad = swf_columns.bad_rows(records)
+    if bad.any():
+        out_of_range = _out_of_range(records, numbers or _data_line_numbers(text))
+        _refuse_or_keep(path, out_of_range, lenient=lenient)
+        malformed += out_of_range
+        records = records[~bad]
+    malformed = sorted([*bad_header, *malformed], key=lambda m: m.line)
     if len(records) == 0:
         if malformed:
             raise MeshsimError(f"{path}: no well-formed job records ({len(malformed)} malformed)")
-        what = "is empty" if not header_lines else "has a header but no job records"
+        what = "is empty" if not entries else "has a header but no job records"
         raise MeshsimError(f"{path}: {what}")
     return SWFTrace(str(path), header, records, tuple(malformed))
+
+
+def _header_problems(entries: Sequence[tuple[int, str]]) -> list[Malformed]:
+    """The header lines whose value breaks its rule (:data:`swf_columns.HEADER`)."""
+    problems = []
+    checked = swf_columns.HEADER.key_list()
+    for number, raw in entries:
+        indent = len(raw) - len(raw.lstrip())
+        match = _HEADER_LINE.match(raw) if indent <= 1 else None
+        if match and match.group(1) in checked:
+            problem = swf_columns.header_problem(match.group(1), match.group(2))
+            if problem is not None:
+                problems.append(Malformed(number, problem))
+    return problems
+
+
+def _refuse_or_keep(path: Path, malformed: Sequence[Malformed], *, lenient: bool) -> None:
+    """Without ``lenient``, the first malformed line is an error naming the file and the line."""
+    if malformed and not lenient:
+        first = min(malformed, key=lambda m: m.line)
+        raise MeshsimError(f"{where(str(path), line=first.line)}: {first.reason}")
+
+
+def _data_line_numbers(text: str) -> list[int]:
+    """The line number of every data line, in order (lines numbered as ``read_swf`` numbers them;
+    only computed when a record must be named)."""
+    return [
+        number
+        for number, line in enumerate(text.split("\n"), start=1)
+        if line.split(";", 1)[0].strip()
+    ]
 
 
 def parse_header(lines: Sequence[str]) -> SWFHeader:
@@ -202,18 +249,13 @@ def parse_header(lines: Sequence[str]) -> SWFHeader:
     return SWFHeader(tuple(lines), {k: tuple(v) for k, v in values.items()})
 
 
-def write_swf(
-    path: str | Path,
-    records: np.ndarray,
-    header: SWFHeader | None = None,
-    *,
-    notes: Iterable[str] = (),
-) -> None:
-    """Write records as SWF, keeping ``header``'s lines and adding ``notes`` as ``Note:`` lines.
+def swf_text(
+    records: np.ndarray, header: SWFHeader | None = None, *, notes: Iterable[str] = ()
+) -> str:
+    """Records as SWF text, keeping ``header``'s lines and adding ``notes`` as ``Note:`` lines.
 
     Integral values are written as integers, others with the shortest exact representation, so
-    reading the file back gives the same numbers. A ``.gz`` path is compressed."""
-    path = Path(path)
+    reading the file back gives the same numbers."""
     out = io.StringIO()
     for line in header.lines if header else ():
         out.write(f";{line}\n")
@@ -222,30 +264,36 @@ def write_swf(
     for row in records.tolist():
         out.write(" ".join(_format(v) for v in row))
         out.write("\n")
-    payload = out.getvalue()
-    tmp = path.with_name(path.name + ".part")
-    if path.suffix == ".gz":
-        with gzip.open(tmp, "wt", encoding="ascii") as fh:
-            fh.write(payload)
-    else:
-        tmp.write_text(payload, encoding="ascii")
-    tmp.replace(path)
+    return out.getvalue()
+
+
+def swf_bytes(path: Path, text: str) -> bytes:
+    """The bytes of an SWF file at ``path``: gzip-compressed for a ``.gz`` name (with no time
+    stamp or file name in the gzip header, so the same trace gives the same bytes). Text is
+    written as Latin-1, the encoding it is read with, unless it holds other characters (a machine
+    name in a note), then as UTF-8."""
+    try:
+        data = text.encode("latin-1")
+    except UnicodeEncodeError:
+        data = text.encode("utf-8")
+    return gzip.compress(data, mtime=0) if Path(path).suffix == ".gz" else data
+
+
+def write_swf(
+    path: str | Path,
+    records: np.ndarray,
+    header: SWFHeader | None = None,
+    *,
+    notes: Iterable[str] = (),
+) -> None:
+    """Write records as SWF (:func:`swf_text`); a ``.gz`` path is compressed."""
+    from meshsim.engine.writing import write_file
+
+    write_file(Path(path), swf_bytes(Path(path), swf_text(records, header, notes=notes)))
 
 
 def _read_text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise MeshsimError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise MeshsimError(f"{path}: is a directory, not a trace") from None
-    except OSError as exc:
-        raise MeshsimError(f"{path}: cannot read ({exc.strerror})") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise MeshsimError(f"{path}: broken gzip data ({exc})") from None
+    raw = read_bytes(path)
     try:
         return raw.decode("ascii")
     except UnicodeDecodeError:
@@ -265,22 +313,42 @@ def _fast_records(text: str) -> np.ndarray | None:
     return records.reshape(-1, 18)
 
 
-def _checked_records(path: Path, text: str, lenient: bool) -> tuple[np.ndarray, list[Malformed]]:
-    """Check every data line; raise on the first bad one, or skip and report when lenient."""
+def _checked_records(
+    path: Path, text: str, lenient: bool
+) -> tuple[np.ndarray, list[int], list[Malformed]]:
+    """Check every data line's shape and numbers; raise on the first bad one, or skip and report
+    when lenient. Returns the records, the line number of each, and the skipped lines."""
     rows: list[list[str]] = []
+    numbers: list[int] = []
     malformed: list[Malformed] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         parts = line.split(";", 1)[0].split()
         if not parts:
             continue
         reason = _row_problem(parts)
         if reason is None:
             rows.append(parts)
+            numbers.append(number)
         elif lenient:
             malformed.append(Malformed(number, reason))
-        else:
+        else:  # a record before this line may be out of range: the first bad line is named
+            _refuse_or_keep(path, _out_of_range(_as_records(rows), numbers), lenient=False)
             raise MeshsimError(f"{where(str(path), line=number)}: {reason}")
-    return np.array(rows, dtype=np.float64).reshape(len(rows), 18), malformed
+    return _as_records(rows), numbers, malformed
+
+
+def _as_records(rows: list[list[str]]) -> np.ndarray:
+    return np.array(rows, dtype=np.float64).reshape(len(rows), 18)
+
+
+def _out_of_range(records: np.ndarray, numbers: Sequence[int]) -> list[Malformed]:
+    """The records with a field outside its rule, checked per column
+    (:func:`swf_columns.bad_rows`), as malformed lines."""
+    bad = swf_columns.bad_rows(records)
+    return [
+        Malformed(numbers[i], swf_columns.row_problem(records[i].tolist()))
+        for i in np.flatnonzero(bad).tolist()
+    ]
 
 
 def _row_problem(parts: list[str]) -> str | None:
@@ -294,6 +362,8 @@ def _row_problem(parts: list[str]) -> str | None:
 
 
 def _is_number(text: str) -> bool:
+    if "_" in text:
+        return False
     try:
         float(text)
     except ValueError:

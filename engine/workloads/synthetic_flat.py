@@ -17,23 +17,44 @@ import numpy as np
 
 from meshsim.engine.core.toml_table import Table
 from meshsim.engine.topology.machines import Machine
-from meshsim.engine.workloads.generators import GENERATORS
+from meshsim.engine.validation.rules import Rule
+from meshsim.engine.validation.swf_columns import MAX_SECONDS
+from meshsim.engine.workloads.generators import GENERATORS, check_jobs, generator_section
 from meshsim.engine.workloads.workload import Workload, from_columns
+
+FLAT_POISSON = generator_section(
+    "flat-poisson",
+    (
+        Rule("jobs", "int", minimum=1),
+        Rule("load", "float", 0.7, minimum=0.01, maximum=1e6, doc="offered load"),
+        Rule("max_size", "int", None, minimum=1, doc="at most the machine (default: all of it)"),
+        Rule("serial_fraction", "float", 0.25, minimum=0.0, maximum=1.0),
+        Rule("runtime_median", "float", 900.0, minimum=1.0, maximum=MAX_SECONDS),
+        Rule("runtime_sigma", "float", 1.5, minimum=0.0, maximum=100.0),
+        Rule("runtime_max", "float", 43200.0, minimum=1.0, maximum=MAX_SECONDS),
+        Rule("overestimate_max", "float", 3.0, minimum=1.0, maximum=1e6),
+        Rule("users", "int", 50, minimum=1, maximum=1 << 31),
+    ),
+    "Poisson arrivals, power-of-two sizes, log-normal runtimes (module docstring)",
+)
 
 
 @GENERATORS.register("flat-poisson")
 def flat_poisson(t: Table, machine: Machine, rng: np.random.Generator) -> Workload:
-    n = t.int("jobs", minimum=1)
-    load = t.float("load", 0.7, minimum=0.01)
-    max_size = t.int("max_size", machine.nodes, minimum=1)
+    t = t.follow(FLAT_POISSON)
+    t.reject_unknown()
+    n = t.get("jobs")
+    check_jobs(t, n)
+    load = t.get("load")
+    max_size = t.get("max_size") or machine.nodes
     if max_size > machine.nodes:
         raise t.error("max_size", f"exceeds the machine's {machine.nodes} nodes")
-    serial = t.float("serial_fraction", 0.25, minimum=0.0)
-    median = t.float("runtime_median", 900.0, minimum=1.0)
-    sigma = t.float("runtime_sigma", 1.5, minimum=0.0)
-    cap = t.float("runtime_max", 43200.0, minimum=1.0)
-    over = t.float("overestimate_max", 3.0, minimum=1.0)
-    users = t.int("users", 50, minimum=1)
+    serial = t.get("serial_fraction")
+    median = t.get("runtime_median")
+    sigma = t.get("runtime_sigma")
+    cap = t.get("runtime_max")
+    over = t.get("overestimate_max")
+    users = t.get("users")
     return flat_poisson_columns(
         rng, machine.nodes, n, load, max_size, serial, median, sigma, cap, over, users
     )

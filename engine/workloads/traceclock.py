@@ -49,10 +49,10 @@ class TraceClock:
         """[start, end) in trace seconds of calendar month ``YYYY-MM`` in the trace's zone."""
         try:
             first = datetime.strptime(month, "%Y-%m").replace(tzinfo=self.zone)
-        except ValueError:
-            raise MeshsimError(f"month '{month}': expected YYYY-MM, e.g. 2009-03") from None
-        nxt = (first + timedelta(days=32)).replace(day=1)
-        return self.seconds(first), self.seconds(nxt)
+            nxt = (first + timedelta(days=32)).replace(day=1)
+            return self.seconds(first), self.seconds(nxt)
+        except (ValueError, OverflowError):
+            raise MeshsimError(f"--month '{month}': expected YYYY-MM, e.g. 2009-03") from None
 
     def hours_and_weekdays(self, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Local hour of day (0–23) and weekday (0 = Monday) of each trace time."""

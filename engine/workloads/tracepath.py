@@ -1,8 +1,8 @@
 """Where real traces are looked for: one search path for the CLI, sweeps and benchmarks.
 
-Real workload logs are never shipped with meshsim (their licences and sizes forbid it); a spec
-names one as ``trace:NAME`` and a benchmark by its file name, and the file is looked up, in
-order, in:
+Whole workload logs are never shipped with meshsim (their sizes forbid it; one 1,000-job
+excerpt is, :mod:`meshsim.traces`); a spec names one as ``trace:NAME`` and a benchmark by its file
+name, and the file is looked up, in order, in:
 
 1. the folders given with ``meshsim --traces DIR`` (the option prepends them to
    ``MESHSIM_TRACES`` for the process and everything it starts, sweep workers included);

@@ -23,6 +23,9 @@ import numpy as np
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.jobs import Job
 from meshsim.engine.topology.machines import Machine
+from meshsim.engine.validation.options import run_option_rule
+from meshsim.engine.validation.rules import check_value
+from meshsim.engine.validation.swf_columns import MAX_SECONDS
 from meshsim.engine.workloads import swf
 
 SKIP_REASONS = ("malformed_line", "size_not_positive", "runtime_negative", "larger_than_machine")
@@ -122,17 +125,25 @@ class Workload:
         return sum(self.skipped.values())
 
     def scaled(self, *, load_factor: float = 1.0, runtime_scale: float = 1.0) -> Workload:
-        """Arrivals compressed by ``load_factor``; runtimes and estimates × ``runtime_scale``."""
-        if load_factor <= 0:
-            raise MeshsimError(f"load factor must be positive, got {load_factor}")
-        if runtime_scale <= 0:
-            raise MeshsimError(f"runtime scale must be positive, got {runtime_scale}")
+        """Arrivals compressed by ``load_factor``; runtimes and estimates × ``runtime_scale``. Both
+        are held to their option's rule, and the times they give must stay within
+        ±:data:`~meshsim.engine.validation.swf_columns.MAX_SECONDS`."""
+        check_value(run_option_rule("load_factor"), load_factor, "--load-factor")
+        check_value(run_option_rule("runtime_scale"), runtime_scale, "--runtime-scale")
         if load_factor == 1.0 and runtime_scale == 1.0:
             return self
         submit = self.submit
         if load_factor != 1.0 and len(submit):
             t0 = submit[0]
             submit = t0 + (submit - t0) / load_factor
+        runtime = self.runtime * runtime_scale
+        if len(submit):
+            top = max(float(np.abs(submit).max()), float(runtime.max()))
+            if top > MAX_SECONDS:
+                raise MeshsimError(
+                    f"--load-factor {load_factor:g} with --runtime-scale {runtime_scale:g} moves "
+                    f"the workload's times to {top:g} s, past the limit of {MAX_SECONDS:g} s"
+                )
         notes = []
         if load_factor != 1.0:
             notes.append(f"load factor {load_factor:g}")
@@ -141,7 +152,7 @@ class Workload:
         return replace(
             self,
             submit=submit,
-            runtime=self.runtime * runtime_scale,
+            runtime=runtime,
             estimate=self.estimate * runtime_scale,
             transforms=(*self.transforms, *notes),
         )
@@ -197,10 +208,10 @@ def from_swf(
     ppu = procs_per_unit or machine.procs_per_unit
     procs = np.where(r[:, swf.REQ_PROCS] > 0, r[:, swf.REQ_PROCS], r[:, swf.ALLOC])
     runtime = r[:, swf.RUN]
-    size = np.where(procs > 0, np.ceil(procs / ppu), 0).astype(np.int64)
+    nodes = np.ceil(procs / ppu)  # compared as floats: a size of 1e23 never wraps as an integer
     too_small = procs <= 0
     negative = ~too_small & (runtime < 0)
-    too_big = ~too_small & ~negative & (size > machine.nodes)
+    too_big = ~too_small & ~negative & (nodes > machine.nodes)
     keep = ~(too_small | negative | too_big)
     skipped = {  # same keys, same order as SKIP_REASONS
         "malformed_line": len(trace.malformed),
@@ -219,7 +230,7 @@ def from_swf(
         submit=kept[:, swf.SUBMIT].copy(),
         runtime=runtime.copy(),
         estimate=estimate,
-        size=size[keep][order],
+        size=nodes[keep][order].astype(np.int64),
         procs=procs[keep][order].astype(np.int64),
         user=kept[:, swf.USER].astype(np.int64),
         group=kept[:, swf.GROUP].astype(np.int64),

@@ -6,8 +6,8 @@ import sys
 import pytest
 
 from meshsim.engine.kernel.actions import Fail, LoggedAction, Repair, Reserve
-from meshsim.engine.tools.outputs import dumps
-from meshsim.engine.tools.runcase import RunOptions, jobs_csv_text
+from meshsim.engine.tools.outputs import dumps, jobs_csv_text
+from meshsim.engine.tools.runcase import RunOptions
 from meshsim.engine.tools.scenario import Scenario, load_scenario, save_scenario, scenario_document
 from tests.conftest import DATA
 
@@ -81,6 +81,6 @@ def test_bad_scenario_file_is_one_error_line(tmp_path):
     done = meshsim("--scenario", str(path), "-q")
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
-        f"error: {path}: option 'options.machine' has the wrong type: 3"
+        f"error: {path} key 'options.machine': expected a string, got 3"
     ]
     assert "Traceback" not in done.stderr

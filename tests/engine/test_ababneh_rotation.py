@@ -6,7 +6,7 @@ from meshsim.engine.core.toml_table import Table
 from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.tools.experiments.reproduce import load_experiment
 from meshsim.engine.topology.machines import load_machine
-from meshsim.engine.workloads.generators import generate
+from meshsim.engine.workloads.generators import ROOT, generate
 
 
 def test_fig6_and_fig7_specs_rotate_requests() -> None:
@@ -25,7 +25,7 @@ def _fcfs_saturation(rotate: bool) -> float:
         "arrival_rate": 4.0,
         "side_distribution": "uniform",
     }
-    workload = generate(Table({"workload": table}, "test", ""), machine, 0)
+    workload = generate(Table({"workload": table}, "test", "", ROOT), machine, 0)
     sim = Simulation(machine, workload, Policy(allocator="mpl", rotate=rotate))
     sim.run()
     return sim.results().metrics["utilization"]

@@ -31,3 +31,16 @@ def test_contention_scenario_reports_its_parts() -> None:
     assert r["jobs"] == 50 and r["pairs"] == 50 * 20 * 32
     parts = r["route_ms"] + r["recompute_ms"] + r["runtime_ms"]
     assert r["wall_s"] * 1e3 == pytest.approx(parts)
+
+
+def test_the_engine_only_timing_script_runs(tmp_path) -> None:
+    """``nasa-easy`` times the engine alone with a script run in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    from meshsim.engine.tools.bench import _ENGINE_ONLY
+    from tests.conftest import DATA
+
+    script = _ENGINE_ONLY.format(trace=str(DATA / "tiny.swf"))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -65,11 +65,13 @@ def test_text_output() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--layout", "zigzag"], "unknown spatial layout 'zigzag'"),
-        (["--layout", "parallel", "--traffic", "append"], "unknown traffic 'append'"),
-        (["--layout", "parallel", "--mesh", "4", "--size", "17"], "--size must lie in 1..16"),
-        (["--layout", "parallel", "--mesh", "4", "--io-nodes", "5"], "--io-nodes must lie"),
-        (["--layout", "parallel", "--mesh", "0"], "--mesh must be at least 1"),
+        (["--layout", "zigzag"], "--layout: unknown spatial layout 'zigzag'"),
+        (["--layout", "parallel", "--traffic", "append"], "--traffic: expected one of write"),
+        (["--layout", "parallel", "--mesh", "4", "--size", "17"], "--size: must lie in 1..16"),
+        (["--layout", "parallel", "--mesh", "4", "--io-nodes", "5"], "--io-nodes: must lie"),
+        (["--layout", "parallel", "--mesh", "0"], "--mesh: must be at least 1"),
+        (["--layout", "parallel", "--link-mb-s", "nan"], "--link-mb-s: must be a finite number"),
+        (["--layout", "parallel", "--mesh", "100000"], "exceeds the limit of 1,048,576 cells"),
     ],
 )
 def test_bad_input_is_a_meshsim_error(args: list[str], message: str) -> None:

@@ -187,8 +187,11 @@ def test_explanations_name_the_blocking_wiring():
     )
 
 
-PARTITION_ALLOCATORS = sorted(n for n in ALLOCATORS if "partitions" in ALLOCATORS.get(n).topologies)
-"""Every allocator of the least-blocking family (Base, SL, PF, Combo, AdjEst, ActRun)."""
+PARTITION_ALLOCATORS = sorted(
+    n for n in ALLOCATORS if "partitions" in ALLOCATORS.get(n).topologies and n != "recorded"
+)
+"""Every allocator of the least-blocking family (Base, SL, PF, Combo, AdjEst, ActRun); ``recorded``
+places only jobs whose log names their partition (tests/logs/test_recorded_placement.py)."""
 
 
 def test_the_property_samples_the_whole_family():

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from meshsim.engine.allocation.allocator import DOWN, FREE, RESERVED
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.policy import Policy
-from meshsim.engine.kernel.actions import Fail, Repair, Reserve, action_from_dict
+from meshsim.engine.kernel.actions import Fail, Repair, Reserve
 from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.tools.scenario_checks import read_action
 from meshsim.engine.topology.machines import load_machine
 from meshsim.engine.topology.units import block_cells, unit_cell, unit_count, unit_name
 from meshsim.engine.workloads.workload import from_columns
@@ -212,7 +213,7 @@ def test_failing_twice_and_repairing_an_up_unit_are_action_errors():
     sim = simulate(MESH, "first-fit", [(0, 1, 10)], recent=20)
     for action in (Fail(1, "0,0"), Fail(2, "0,0"), Repair(3, "1,1"), Fail(4, "9,9")):
         sim.apply(action)
-    sim.apply(action_from_dict({"action": "fail", "time": 5, "unit": "1,1", "on_job": "x"}))
+    sim.apply(Fail(5, "1,1", on_job="x"))  # a file could not say this (read_action refuses it)
     sim.run()
     details = [r.detail for r in sim.snapshot().recent if r.kind == "action"]
     assert details[0] == "unit 0,0 failed; job 1 requeued"
@@ -255,7 +256,7 @@ def test_paragon_sdsc_m2db_node_sets_skip_a_failed_node():
 def test_switching_allocator_keeps_units_down():
     actions = [
         Fail(0, "0,0"),
-        action_from_dict({"action": "set-policy", "time": 1, "allocator": "paging"}),
+        read_action({"action": "set-policy", "time": 1, "allocator": "paging"}, "s", 0).action,
     ]
     sim = simulate(MESH, "first-fit", [(0, 19, 10), (3, 1, 10)], actions)
     sim.run(until=0)
@@ -411,7 +412,7 @@ def test_actions_round_trip_through_dicts():
         Reserve(3, "0,0 4x4", 10.0),
         Reserve(3, ("0,0", 7), 10.0),
     ):
-        assert action_from_dict(action.as_dict()) == action
-    assert action_from_dict(
-        {"action": "reserve", "time": 0, "block": [1, 2], "until": 5}
-    ).block == (1, 2)
+        assert read_action(action.as_dict(), "s", 0).action == action
+    assert read_action(
+        {"action": "reserve", "time": 0, "block": [1, 2], "until": 5}, "s", 0
+    ).action.block == (1, 2)

@@ -7,7 +7,7 @@ from meshsim.engine.core.policy import Policy
 from meshsim.engine.core.toml_table import Table
 from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.topology.machines import load_machine
-from meshsim.engine.workloads.generators import generate
+from meshsim.engine.workloads.generators import ROOT, generate
 from meshsim.engine.workloads.workload import from_columns
 
 
@@ -77,6 +77,7 @@ def test_balance_ranking_of_table_8(machine):
         },
         "test",
         "",
+        ROOT,
     )
     workload = generate(table, machine, 0)
     balance = {}

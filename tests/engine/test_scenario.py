@@ -77,49 +77,50 @@ def test_round_trip_property(tmp_path_factory, seed, window, rotate, load, name,
 def test_plain_actions_and_missing_keys_default(tmp_path):
     assert Scenario(actions=(Cancel(1, job_id=2),)).actions == (LoggedAction(0, Cancel(1, 2)),)
     path = tmp_path / "hand-made.json"
-    path.write_text(json.dumps({"schema": SCHEMA, "actions": [{"action": "repair", "time": 1}]}))
+    repair = {"action": "repair", "time": 1, "unit": 3}
+    path.write_text(json.dumps({"schema": SCHEMA, "actions": [repair]}))
     loaded = load_scenario(path)
     assert loaded.name == "hand-made" and loaded.position == 0
     assert loaded.options == RunOptions()
-    assert loaded.actions == (LoggedAction(0, Repair(1)),)
+    assert loaded.actions == (LoggedAction(0, Repair(1, 3)),)
 
 
 BAD = [
-    ('{\n  "schema": "meshsim.scenario/1",\n  oops\n}', r"s\.json:3: invalid JSON"),
-    ('{"schema": "meshsim.result/1"}', r"s\.json: 'schema' is 'meshsim.result/1'"),
+    ('{\n  "schema": "meshsim.scenario/1",\n  oops\n}', r"s\.json line 3: invalid JSON"),
+    ('{"schema": "meshsim.result/1"}', r"s\.json key 'schema': expected one of meshsim.scenario/1"),
     ("[1, 2]", r"s\.json: expected a JSON object"),
-    ('{"schema": "meshsim.scenario/1", "extra": 1}', r"s\.json: unknown key 'extra'"),
+    ('{"schema": "meshsim.scenario/1", "extra": 1}', r"s\.json key 'extra': unknown key"),
     (
         '{"schema": "meshsim.scenario/1", "options": {"machin": "x"}}',
-        r"s\.json: unknown option 'options\.machin'",
+        r"s\.json key 'options\.machin': unknown option",
     ),
     (
         '{"schema": "meshsim.scenario/1", "options": {"window": "big"}}',
-        r"s\.json: option 'options\.window' has the wrong type",
+        r"s\.json key 'options\.window': expected an integer, got 'big'",
     ),
     (
         '{"schema": "meshsim.scenario/1", "options": {"rotate": 1}}',
-        r"s\.json: option 'options\.rotate' has the wrong type",
+        r"s\.json key 'options\.rotate': expected true or false, got 1",
     ),
     (
         '{"schema": "meshsim.scenario/1", "actions": [{"action": "explode", "time": 1}]}',
-        r"s\.json: actions\[0\]: unknown action 'explode'",
+        r"s\.json key 'actions\[0\]\.action': unknown action 'explode'",
     ),
     (
         '{"schema": "meshsim.scenario/1", "actions": [{"action": "fail", "time": 1, "x": 2}]}',
-        r"s\.json: actions\[0\]: action 'fail' has unknown key 'x'",
+        r"s\.json key 'actions\[0\]\.x': unknown key for action 'fail'",
     ),
     (
         '{"schema": "meshsim.scenario/1", "actions": [{"action": "fail", "time": "soon"}]}',
-        r"s\.json: actions\[0\]: 'time' must be a number",
+        r"s\.json key 'actions\[0\]\.time': expected a number",
     ),
     (
         '{"schema": "meshsim.scenario/1", "actions": [{"action": "fail", "time": 1, '
         '"after_event": -1}]}',
-        r"s\.json: actions\[0\]: 'after_event' must be",
+        r"s\.json key 'actions\[0\]\.after_event': must be at least 0",
     ),
-    ('{"schema": "meshsim.scenario/1", "position": -3}', r"s\.json: 'position' must be"),
-    ('{"schema": "meshsim.scenario/1", "name": 5}', r"s\.json: 'name' must be a string"),
+    ('{"schema": "meshsim.scenario/1", "position": -3}', r"s\.json key 'position': must be"),
+    ('{"schema": "meshsim.scenario/1", "name": 5}', r"s\.json key 'name': expected a string"),
 ]
 
 
@@ -134,7 +135,7 @@ def test_bad_files_give_one_line_errors_naming_file_and_key(tmp_path, text, mess
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(MeshsimError, match=r"nope\.json: No such file"):
+    with pytest.raises(MeshsimError, match=r"nope\.json: no such file"):
         load_scenario(tmp_path / "nope.json")
 
 

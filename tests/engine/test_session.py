@@ -89,7 +89,7 @@ def test_goto_time_processes_every_event_up_to_that_time_and_none_after() -> Non
     session.step(10)
     session.goto_time(t)
     assert session.now == t
-    assert session.next_time() > t
+    assert session.peek() > t
 
 
 def test_fork_is_independent_and_shares_the_inputs() -> None:
@@ -138,7 +138,7 @@ def test_an_action_applied_after_an_arrival_replays_after_it() -> None:
     session = Session(MESH)
     while True:
         record = session.step()[0]
-        if record.kind == "arrival" and session.next_time() > record.time:
+        if record.kind == "arrival" and session.peek() > record.time:
             break
     session.act_now(Cancel(time=0.0, job_id=record.job_id))
     assert session.explain(record.job_id) == "cancelled"

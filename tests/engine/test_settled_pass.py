@@ -88,7 +88,7 @@ def test_settled_passes_change_nothing(rows, policy, operator):
             actions=actions,
             allocator_class=allocator,
         )
-        runs.append((trace(sim), sim.start_times().tolist(), sim.action_failures))
+        runs.append((trace(sim), sim.start_times().tolist(), sim.rejected_actions))
     assert [step[0] for step in runs[0][0]] == [step[0] for step in runs[1][0]]
     assert runs[0][1] == runs[1][1]
     assert runs[2][0] == runs[0][0]  # idle passes and counting change nothing either

@@ -144,3 +144,18 @@ def test_round_trip(tmp_path_factory, rows):
     write_swf(path, records)
     assert np.array_equal(read_swf(path).records, records)
     assert len(FIELDS) == 18
+
+
+def test_shipped_excerpt_is_the_first_thousand_jobs_of_the_nasa_log():
+    """``traces/nasa-ipsc-1000.swf`` (the README's tour) is the cleaned NASA log's first 1,000
+    records, byte for byte, under its header and a note naming the source."""
+    from meshsim.engine.core.bundled import bundled_file
+
+    excerpt = bundled_file("meshsim.traces", "nasa-ipsc-1000.swf")
+    trace = read_swf(excerpt)
+    assert len(trace.records) == 1000 and trace.header.computer == "Intel iPSC/860"
+    assert any("NASA-iPSC-1993-3.1-cln.swf" in note for note in trace.header.notes)
+    lines = excerpt.read_text().splitlines()
+    whole = require_trace(NASA).read_text().splitlines()
+    jobs = [line for line in whole if not line.startswith(";")][:1000]
+    assert [line for line in lines if not line.startswith(";")] == jobs

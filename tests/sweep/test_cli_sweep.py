@@ -266,3 +266,22 @@ def test_sweep_json_records_the_plan(tmp_path):
     assert manifest["keys"] == ["seed"]
     assert [c["values"]["seed"] for c in manifest["cases"]] == [1, 2]
     assert os.path.basename(manifest["spec"]) == "s.toml"
+
+
+def test_a_cut_case_file_is_reported_by_plot_and_recomputed_by_the_next_sweep(tmp_path):
+    results = _plot_results(tmp_path)
+    case = next((results / "cases").glob("*.meta.json")).name.replace(".meta.json", "")
+    stored = results / "cases" / f"{case}.json"
+    whole = stored.read_bytes()
+    stored.write_bytes(whole[: len(whole) // 2])
+    plot = meshsim("plot", str(results), "--terminal")
+    assert plot.returncode == 0, plot.stderr
+    assert plot.stderr.startswith(
+        f"warning: 1 stored case(s) could not be read and are left out "
+        f"(first: {case}, {case}.json: changed or cut short"
+    )
+    assert "Traceback" not in plot.stderr
+    again = meshsim("sweep", str(tmp_path / "p.toml"), "--results", str(results), "-q")
+    assert again.returncode == 0, again.stderr
+    assert again.stderr.startswith("warning: 1 stored case(s) could not be read and were computed")
+    assert stored.read_bytes() == whole

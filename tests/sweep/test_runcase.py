@@ -54,5 +54,5 @@ def test_run_case_writes_what_meshsim_run_writes(tmp_path):
 def test_unknown_option_and_bad_procs_per_unit_are_input_errors():
     with pytest.raises(MeshsimError, match="run option 'sharpness' is not known"):
         RunOptions.from_mapping({"sharpness": "high"})
-    with pytest.raises(MeshsimError, match="procs per unit must be at least 1"):
+    with pytest.raises(MeshsimError, match="--procs-per-unit: must be at least 1"):
         run_case(RunOptions(machine="flat:4", workload=str(DATA / "tiny.swf"), procs_per_unit=0))

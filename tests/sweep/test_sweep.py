@@ -12,7 +12,7 @@ from meshsim.engine.tools.experiments.runners import RUNNERS, Runner
 from meshsim.engine.tools.experiments.spec import expand, load_spec
 from meshsim.engine.tools.experiments.store import ResultStore
 from meshsim.engine.tools.experiments.sweep import run_sweep
-from meshsim.engine.tools.experiments.tables import parquet_available
+from meshsim.engine.tools.experiments.tables import load_rows, parquet_available
 from meshsim.engine.tools.runcase import RunOptions, run_case
 from tests.sweep.helpers import TINY, WORKLOAD, meshsim, run_schema, write
 
@@ -146,3 +146,32 @@ def test_bad_executor_requests(name, message):
 
     with pytest.raises(MeshsimError, match=message):
         make_executor(name, 0 if name == "local" else None)
+
+
+@pytest.mark.parametrize(
+    ("name", "damage"),
+    [
+        ("result cut short", lambda store, cid: _cut(store.result_path(cid))),
+        ("result changed", lambda store, cid: store.result_path(cid).write_text("{}\n")),
+        ("meta cut short", lambda store, cid: _cut(store.meta_path(cid))),
+        ("jobs CSV gone", lambda store, cid: store.jobs_path(cid).unlink()),
+    ],
+)
+def test_a_damaged_stored_case_is_reported_and_computed_again(tmp_path, name, damage):
+    spec = _spec(tmp_path, grid="seed = [1, 2]", extra="[sweep]\njobs = true\n")
+    first = run_sweep(spec, run_schema(), tmp_path / "r", InlineExecutor())
+    store = ResultStore(first.folder)
+    cid = expand(spec)[1].case_id
+    whole = {p.name: p.read_bytes() for p in store.cases.iterdir()}
+    damage(store, cid)
+    rows = {r.case_id: r for r in load_rows(store)[1]}
+    assert rows[cid].status == "unreadable" and rows[cid].error
+    again = run_sweep(spec, run_schema(), tmp_path / "r", InlineExecutor())
+    assert [case_id for case_id, _ in again.damaged] == [cid]
+    assert (again.skipped, again.ran, again.failures) == (1, 1, ())
+    assert {p.name: p.read_bytes() for p in store.cases.iterdir()} == whole
+    assert {r.status for r in load_rows(store)[1]} == {"ok"}
+
+
+def _cut(path):
+    path.write_bytes(path.read_bytes()[:20])

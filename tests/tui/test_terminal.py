@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.tmux import tmux, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 MESHSIM = Path(sys.executable).with_name("meshsim")
@@ -20,24 +20,6 @@ pytestmark = pytest.mark.skipif(
     shutil.which("tmux") is None and not os.environ.get("CI"),
     reason="tmux is not installed (CI installs it in .ci/run)",
 )
-
-
-def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
-
-
-def screen(session: str) -> str:
-    return tmux("capture-pane", "-p", "-t", session)
-
-
-def wait_for(session: str, pattern: str, timeout: float = 30.0) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        text = screen(session)
-        if re.search(pattern, text):
-            return text
-        time.sleep(0.2)
-    raise AssertionError(f"{pattern!r} never appeared; screen was:\n{screen(session)}")
 
 
 def test_console_in_a_real_terminal(tmp_path: Path) -> None:
@@ -49,13 +31,13 @@ def test_console_in_a_real_terminal(tmp_path: Path) -> None:
     )
     tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", command)
     try:
-        text = wait_for(session, r"event 0\b")
+        text = wait_for(session, r"event 0\b", "meshsim tui")
         for pane in ("machine", "running", "waiting queue", "Metrics", "Timeline", "Events"):
             assert pane in text, f"pane {pane!r} missing"
         tmux("send-keys", "-t", session, "n")
-        wait_for(session, r"event 1\b")
+        wait_for(session, r"event 1\b", "meshsim tui")
         tmux("send-keys", "-t", session, "N")
-        wait_for(session, r"event 11\b")
+        wait_for(session, r"event 11\b", "meshsim tui")
         tmux("send-keys", "-t", session, "q")
         deadline = time.monotonic() + 20
         while not status.exists() and time.monotonic() < deadline:

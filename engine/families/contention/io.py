@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from meshsim.engine.core.errors import MeshsimError, where
 from meshsim.engine.core.toml_table import Table
 from meshsim.engine.topology.machines import SECTIONS, Machine, MachineHeader
+from meshsim.engine.validation.formats import MACHINE_FILE
+from meshsim.engine.validation.rules import Rule, Section
 
 PLACEMENTS = ("center", "spread")
 """How ``count < H`` I/O nodes are placed in the column (see :func:`io_rows`)."""
@@ -49,6 +51,27 @@ class IOSpec:
         """f = B_l / B_0 (Table 4)."""
         return self.link_mb_s / self.node_mb_s
 
+    def check(self, machine: Machine) -> None:
+        """The checks a run makes when it lays the I/O column out (the mesh is 2D and tall
+        enough), made when the machine file is read."""
+        IOLayout.from_machine(machine)
+
+
+IO_SECTION = MACHINE_FILE.add(
+    Section(
+        "[io]",
+        (
+            Rule("side", "str", "west", choices=("west",)),
+            Rule("count", "int", minimum=1, doc="m, I/O nodes; at most the mesh height"),
+            Rule("link_mb_s", "float", above=0, doc="B_l, MB/s per link and direction"),
+            Rule("node_mb_s", "float", above=0, doc="B_0, MB/s per I/O node"),
+            Rule("routing", "str", "xy", choices=("xy",)),
+            Rule("placement", "str", "center", choices=PLACEMENTS),
+        ),
+        doc="I/O nodes in a column beside a 2D mesh (Mache Ch. VI)",
+    )
+)
+
 
 @SECTIONS.register("io")
 def _parse_io(t: Table, header: MachineHeader) -> IOSpec:
@@ -57,23 +80,9 @@ def _parse_io(t: Table, header: MachineHeader) -> IOSpec:
             f"{where(t.source, key=t.prefix)}: I/O nodes need topology 'mesh', "
             f"got '{header.topology}'"
         )
-    spec = IOSpec(
-        side=t.str("side", "west", choices=["west"]),
-        count=t.int("count", minimum=1),
-        link_mb_s=_positive(t, "link_mb_s"),
-        node_mb_s=_positive(t, "node_mb_s"),
-        routing=t.str("routing", "xy", choices=["xy"]),
-        placement=t.str("placement", "center", choices=list(PLACEMENTS)),
-    )
+    t = t.follow(IO_SECTION)
     t.reject_unknown()
-    return spec
-
-
-def _positive(t: Table, name: str) -> float:
-    value = t.float(name)
-    if value <= 0:
-        raise t.error(name, f"must be positive, got {value}")
-    return value
+    return IOSpec(**{key: t.get(key) for key in IO_SECTION.key_list()})
 
 
 def io_rows(height: int, count: int, placement: str = "center") -> tuple[int, ...]:

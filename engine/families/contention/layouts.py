@@ -36,6 +36,8 @@ from meshsim.engine.core.registry import Registry
 from meshsim.engine.families.contention.io import IOLayout
 from meshsim.engine.families.contention.routing import Link, LinkLoads, link_space
 from meshsim.engine.families.contention.traffic import PATTERNS, io_coords
+from meshsim.engine.validation.limits import CELLS, ROUTES
+from meshsim.engine.validation.options import CONTENTION, check_options
 
 LayoutFn = Callable[[int, int], np.ndarray]
 
@@ -160,17 +162,27 @@ def analyze_layout(
     link_mb_s: float = 380.0,
     node_mb_s: float = 64.0,
 ) -> LayoutAnalysis:
-    """Route K_{m,n} for ``layout`` on a ``mesh`` × ``mesh`` mesh and measure its contention."""
-    if mesh < 1:
-        raise MeshsimError(f"--mesh must be at least 1, got {mesh}")
+    """Route K_{m,n} for ``layout`` on a ``mesh`` × ``mesh`` mesh and measure its contention. The
+    options are held to their rules (:data:`~meshsim.engine.validation.options.CONTENTION`) and
+    the mesh to the cell limit before anything is routed."""
+    check_options(
+        CONTENTION,
+        {
+            "--layout": layout,
+            "--mesh": mesh,
+            "--size": size,
+            "--io-nodes": io_nodes,
+            "--traffic": traffic,
+            "--link-mb-s": link_mb_s,
+            "--io-node-mb-s": node_mb_s,
+        },
+    )
+    CELLS.check(mesh * mesh, f"--mesh {mesh}")
     if not 1 <= size <= mesh * mesh:
-        raise MeshsimError(f"--size must lie in 1..{mesh * mesh} for a {mesh}x{mesh} mesh")
+        raise MeshsimError(f"--size: must lie in 1..{mesh * mesh} for a {mesh}x{mesh} mesh")
     if not 1 <= io_nodes <= mesh:
-        raise MeshsimError(f"--io-nodes must lie in 1..{mesh} (one west column of {mesh} rows)")
-    if traffic not in TRAFFIC_KINDS:
-        raise MeshsimError(f"unknown traffic '{traffic}' (valid: {', '.join(TRAFFIC_KINDS)})")
-    if link_mb_s <= 0 or node_mb_s <= 0:
-        raise MeshsimError("bandwidths must be positive")
+        raise MeshsimError(f"--io-nodes: must lie in 1..{mesh} (one west column of {mesh} rows)")
+    ROUTES.check(io_nodes * size, f"--io-nodes {io_nodes} x --size {size}")
     place = LAYOUTS.get(layout)
     io = IOLayout.square(mesh, io_nodes, link_mb_s=link_mb_s, node_mb_s=node_mb_s)
     coords = place(mesh, size)

@@ -26,7 +26,9 @@ import numpy as np
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.toml_table import Table
 from meshsim.engine.topology.machines import Machine
-from meshsim.engine.workloads.generators import GENERATORS
+from meshsim.engine.validation.rules import Rule
+from meshsim.engine.validation.swf_columns import MAX_SECONDS
+from meshsim.engine.workloads.generators import GENERATORS, check_jobs, generator_section
 from meshsim.engine.workloads.workload import Workload, from_columns
 
 
@@ -69,20 +71,36 @@ def synthetic_io_workload(
     )
 
 
+MACHE_IO = generator_section(
+    "mache-io",
+    (
+        Rule("jobs", "int", 1000, minimum=1),
+        Rule("mean_interarrival", "float", 500.0, minimum=1e-9, maximum=MAX_SECONDS),
+        Rule("mean_size", "float", 16.0, minimum=1.0, maximum=1 << 31),
+        Rule("iterations", "float", 100.0, minimum=1e-9, maximum=MAX_SECONDS),
+        Rule("io_share", "float", 1.0, minimum=0.0, maximum=1.0),
+    ),
+    "Table 7's synthetic I/O workload (Mache); run it with --runtime-model contention",
+)
+
+
 @GENERATORS.register("mache-io")
 def mache_io(t: Table, machine: Machine, rng: np.random.Generator) -> Workload:
     """Table 7's workload as a workload file (``kind = "mache-io"``): ``jobs``,
     ``mean_interarrival``, ``mean_size``, ``iterations``, ``io_share``. Runtimes and estimates are
     set to the iteration count; run it with ``--runtime-model contention``, which replaces them by
     the time the iterations take."""
+    t = t.follow(MACHE_IO)
+    t.reject_unknown()
+    check_jobs(t, t.get("jobs"))
     spec = synthetic_io_workload(
         rng,
-        jobs=t.int("jobs", 1000, minimum=1),
-        mean_interarrival=t.float("mean_interarrival", 500.0, minimum=1e-9),
-        mean_size=t.float("mean_size", 16.0, minimum=1.0),
+        jobs=t.get("jobs"),
+        mean_interarrival=t.get("mean_interarrival"),
+        mean_size=t.get("mean_size"),
         max_size=machine.nodes,
-        iterations=t.float("iterations", 100.0, minimum=1e-9),
-        io_share=t.float("io_share", 1.0, minimum=0.0),
+        iterations=t.get("iterations"),
+        io_share=t.get("io_share"),
     )
     return from_columns(
         f"mache-io({len(spec.size)} jobs)",

@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from datetime import time
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from meshsim.engine.core.errors import MeshsimError, where
 from meshsim.engine.core.toml_table import Table
-from meshsim.engine.topology.machines import SECTIONS, MachineHeader
+from meshsim.engine.topology.machines import SECTIONS, Machine, MachineHeader
+from meshsim.engine.validation.formats import MACHINE_FILE
+from meshsim.engine.validation.rules import Rule, Section
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
@@ -92,6 +95,30 @@ class NQSConfig:
     block_priority: float
     node_allocator: str
 
+    def check(self, machine: Machine) -> None:
+        """What the NQS allocator needs of the machine, checked when the file is read: every
+        rectangle inside the mesh, and a node allocator that works on meshes."""
+        from meshsim.engine.allocation.allocator import ALLOCATORS
+
+        dims = getattr(machine.spec, "dims", ())
+        if len(dims) != 2:
+            raise MeshsimError(f"{where(machine.source, key='nqs')}: NQS needs a 2D mesh")
+        named = [(f"nqs.node_sets[{k}]", s.rect) for k, s in enumerate(self.node_sets)]
+        if self.interactive is not None:
+            named.append(("nqs.interactive", self.interactive))
+        for key, r in named:
+            if r.x + r.w > dims[0] or r.y + r.h > dims[1]:
+                raise MeshsimError(
+                    f"{where(machine.source, key=key)}: rectangle x={r.x}, y={r.y}, {r.w}x{r.h} "
+                    f"lies outside the {dims[0]}x{dims[1]} mesh"
+                )
+        inner = self.node_allocator
+        if inner == "nqs" or "mesh" not in ALLOCATORS.get(inner).topologies:
+            raise MeshsimError(
+                f"{where(machine.source, key='nqs.node_allocator')}: node allocator '{inner}' "
+                "does not work inside a node set (a mesh allocator other than nqs is needed)"
+            )
+
     def queue_by_number(self) -> dict[int, QueueSpec]:
         return {q.number: q for q in self.queues}
 
@@ -105,14 +132,78 @@ class NQSConfig:
         return next(g for g in self.groups if g.name == name)
 
 
-def _rect(t: Table) -> Rect:
-    return Rect(
-        t.int("x", minimum=0), t.int("y", minimum=0), t.int("w", minimum=1), t.int("h", minimum=1)
+RECT_RULES = (
+    Rule("x", "int", minimum=0),
+    Rule("y", "int", minimum=0),
+    Rule("w", "int", minimum=1),
+    Rule("h", "int", minimum=1),
+)
+NQS_SECTION = MACHINE_FILE.add(
+    Section(
+        "[nqs]",
+        (
+            Rule("node_sets", "tables", []),
+            Rule("node_groups", "tables", []),
+            Rule("queues", "tables", []),
+            Rule("interactive", "table", None, doc="the interactive partition's rectangle"),
+            Rule("prime_time", "table", {}),
+            Rule("age_factor", "float", 1.0, minimum=0.0),
+            Rule("block_priority", "float", 0.0),
+            Rule("node_allocator", "str", "m2db", names="allocator"),
+        ),
+        doc="NQS queues, node sets and groups of the SDSC Paragon (seed 004)",
     )
+)
+NODE_SET = MACHINE_FILE.add(
+    Section(
+        "[[nqs.node_sets]]",
+        (Rule("name", "str"), *RECT_RULES, Rule("description", "str", "")),
+    )
+)
+NODE_GROUP = MACHINE_FILE.add(
+    Section(
+        "[[nqs.node_groups]]",
+        (
+            Rule("name", "str"),
+            Rule("prime", "str list", doc="node sets, in the order they are tried"),
+            Rule("nonprime", "str list"),
+        ),
+    )
+)
+QUEUE = MACHINE_FILE.add(
+    Section(
+        "[[nqs.queues]]",
+        (
+            Rule("name", "str"),
+            Rule("kind", "str", "batch", choices=("batch", "interactive")),
+            Rule("group", "str", "", doc="a node group (batch queues)"),
+            Rule("number", "int", minimum=0, doc="the SWF queue number"),
+            Rule("priority", "float", 0.0),
+            Rule("max_nodes", "int", minimum=1),
+            Rule("time_limit_h", "float", minimum=0.0),
+        ),
+    )
+)
+INTERACTIVE = MACHINE_FILE.add(Section("[nqs.interactive]", RECT_RULES))
+PRIME_TIME = MACHINE_FILE.add(
+    Section(
+        "[nqs.prime_time]",
+        (
+            Rule("start", "str", "09:00", doc="HH:MM"),
+            Rule("end", "str", "17:00", doc="HH:MM"),
+            Rule("days", "str list", ["mon", "tue", "wed", "thu", "fri"], choices=WEEKDAYS),
+            Rule("time_zone", "str", "UTC", doc="an IANA time zone"),
+        ),
+    )
+)
 
 
-def _clock(t: Table, key: str, default: str) -> time:
-    text = t.str(key, default)
+def _rect(t: Table) -> Rect:
+    return Rect(t.get("x"), t.get("y"), t.get("w"), t.get("h"))
+
+
+def _clock(t: Table, key: str) -> time:
+    text = t.get(key)
     try:
         hours, minutes = text.split(":")
         return time(int(hours), int(minutes))
@@ -122,78 +213,75 @@ def _clock(t: Table, key: str, default: str) -> time:
 
 @SECTIONS.register("nqs")
 def parse_nqs(t: Table, header: MachineHeader) -> NQSConfig:
+    t = t.follow(NQS_SECTION)
+    t.reject_unknown()
     sets = []
-    for st in t.tables("node_sets"):
-        sets.append(NodeSet(st.str("name"), _rect(st), st.str("description", "")))
+    for st in t.tables("node_sets", NODE_SET):
         st.reject_unknown()
+        sets.append(NodeSet(st.get("name"), _rect(st), st.get("description")))
     names = {s.name for s in sets}
     groups = []
-    for gt in t.tables("node_groups"):
-        prime = tuple(gt.str_list("prime"))
-        nonprime = tuple(gt.str_list("nonprime"))
+    for gt in t.tables("node_groups", NODE_GROUP):
+        gt.reject_unknown()
+        prime = tuple(gt.get("prime"))
+        nonprime = tuple(gt.get("nonprime"))
         for key, listed in (("prime", prime), ("nonprime", nonprime)):
             unknown = [n for n in listed if n not in names]
             if unknown:
                 raise gt.error(
                     key, f"unknown node set '{unknown[0]}' (valid: {', '.join(sorted(names))})"
                 )
-        groups.append(NodeGroup(gt.str("name"), prime, nonprime))
-        gt.reject_unknown()
+        groups.append(NodeGroup(gt.get("name"), prime, nonprime))
     group_names = {g.name for g in groups}
     queues = []
-    for qt in t.tables("queues"):
-        kind = qt.str("kind", "batch", choices=["batch", "interactive"])
-        group = qt.str("group", "")
+    for qt in t.tables("queues", QUEUE):
+        qt.reject_unknown()
+        kind = qt.get("kind")
+        group = qt.get("group")
         if kind == "batch" and group not in group_names:
             raise qt.error(
                 "group", f"unknown node group '{group}' (valid: {', '.join(sorted(group_names))})"
             )
         queues.append(
             QueueSpec(
-                name=qt.str("name"),
-                number=qt.int("number", minimum=0),
-                priority=qt.float("priority", 0.0),
-                max_nodes=qt.int("max_nodes", minimum=1),
-                time_limit_s=qt.float("time_limit_h", minimum=0.0) * 3600.0,
+                name=qt.get("name"),
+                number=qt.get("number"),
+                priority=qt.get("priority"),
+                max_nodes=qt.get("max_nodes"),
+                time_limit_s=qt.get("time_limit_h") * 3600.0,
                 group=group,
                 interactive=kind == "interactive",
             )
         )
-        qt.reject_unknown()
     numbers = [q.number for q in queues]
     if len(set(numbers)) != len(numbers):
         raise t.error("queues", "two queues share a number")
     interactive = None
     if "interactive" in t:
-        it = t.table("interactive")
-        interactive = _rect(it)
+        it = t.table("interactive", INTERACTIVE)
         it.reject_unknown()
-    pt = t.table("prime_time")
-    days_text = pt.str_list("days", ["mon", "tue", "wed", "thu", "fri"])
-    bad = [d for d in days_text if d not in WEEKDAYS]
-    if bad:
-        raise pt.error("days", f"unknown day '{bad[0]}' (valid: {', '.join(WEEKDAYS)})")
-    zone = pt.str("time_zone", "UTC")
+        interactive = _rect(it)
+    pt = t.table("prime_time", PRIME_TIME)
+    pt.reject_unknown()
+    days_text = pt.get("days")
+    zone = pt.get("time_zone")
     try:
         ZoneInfo(zone)
     except (ZoneInfoNotFoundError, ValueError):
         raise pt.error("time_zone", f"unknown time zone {zone!r}") from None
     prime = PrimeTime(
-        _clock(pt, "start", "09:00"),
-        _clock(pt, "end", "17:00"),
+        _clock(pt, "start"),
+        _clock(pt, "end"),
         tuple(WEEKDAYS.index(d) for d in days_text),
         zone,
     )
-    pt.reject_unknown()
-    config = NQSConfig(
+    return NQSConfig(
         node_sets=tuple(sets),
         groups=tuple(groups),
         queues=tuple(queues),
         interactive=interactive,
         prime=prime,
-        age_factor=t.float("age_factor", 1.0, minimum=0.0),
-        block_priority=t.float("block_priority", 0.0),
-        node_allocator=t.str("node_allocator", "m2db"),
+        age_factor=t.get("age_factor"),
+        block_priority=t.get("block_priority"),
+        node_allocator=t.get("node_allocator"),
     )
-    t.reject_unknown()
-    return config

@@ -29,7 +29,8 @@ import numpy as np
 from meshsim.engine.core.toml_table import Table
 from meshsim.engine.families.nqs.allocator import nqs_config
 from meshsim.engine.topology.machines import Machine
-from meshsim.engine.workloads.generators import GENERATORS
+from meshsim.engine.validation.rules import Rule
+from meshsim.engine.workloads.generators import GENERATORS, check_jobs, generator_section
 from meshsim.engine.workloads.swf import parse_header
 from meshsim.engine.workloads.workload import Workload, from_columns
 
@@ -100,14 +101,36 @@ def power_mix(rng: np.random.Generator, mean: float, n: int) -> np.ndarray:
     return np.where(rng.random(n) < p_high, 2 * low, low).astype(np.int64)
 
 
+PARAGON_NQS = generator_section(
+    "paragon-nqs",
+    (
+        Rule("days", "float", float(PERIOD_DAYS), minimum=1.0, maximum=36500.0),
+        Rule("interactive", "bool", True, doc="also draw the interactive jobs"),
+    ),
+    "a synthetic SDSC Paragon period calibrated to Wan et al. (seed 004 §3); needs a machine "
+    "with an [nqs] section",
+)
+
+
 @GENERATORS.register("paragon-nqs")
 def paragon_nqs(t: Table, machine: Machine, rng: np.random.Generator) -> Workload:
-    days = t.float("days", float(PERIOD_DAYS), minimum=1.0)
-    interactive = t.bool("interactive", True)
+    t = t.follow(PARAGON_NQS)
+    t.reject_unknown()
+    days = t.get("days")
+    interactive = t.get("interactive")
     config = nqs_config(machine)
     queues = config.queue_by_name()
+    missing = [name for name in TABLE5 if name not in queues]
+    if missing:
+        raise t.error(
+            "kind",
+            f"paragon-nqs draws jobs for the queues of Table 5; machine '{machine.name}' has no "
+            f"queue '{missing[0]}'",
+        )
     span = days * 86400.0
     scale = days / PERIOD_DAYS
+    batch = sum(max(1, round(jobs * scale)) for jobs, _, _ in TABLE5.values())
+    check_jobs(t, batch + (round(INTERACTIVE_JOBS * scale) if interactive else 0))
     cols: dict[str, list[np.ndarray]] = {
         k: [] for k in ("submit", "runtime", "estimate", "size", "queue")
     }

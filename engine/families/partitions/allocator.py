@@ -179,6 +179,10 @@ class LeastBlocking(Allocator):
             found = self._sizing[nodes] = (0, 0) if size is None else (size, self._by_size[size])
             return found
 
+    def candidates(self, job: Job) -> int:
+        """The bitset of the partitions ``job`` may take: every partition of its size."""
+        return self.sizing(job.size)[1]
+
     def size_for(self, nodes: int) -> int | None:
         """The smallest partition size that holds ``nodes``."""
         return self.sizing(nodes)[0] or None

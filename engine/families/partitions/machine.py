@@ -24,6 +24,8 @@ from math import prod
 from meshsim.engine.core.toml_table import Table
 from meshsim.engine.families.partitions.menu import build_menu
 from meshsim.engine.topology.machines import TOPOLOGIES, MachineHeader
+from meshsim.engine.validation.formats import MACHINE_FILE
+from meshsim.engine.validation.rules import Rule, Section
 
 AXES = ("x", "y", "z")
 
@@ -136,37 +138,64 @@ class PartitionSpec:
         return lines
 
 
+PARTITIONS_TOPOLOGY = MACHINE_FILE.add(
+    Section(
+        "[topology] partitions",
+        (
+            Rule("dims", "int list", minimum=1, doc="3 extents of the midplane torus (x, y, z)"),
+            Rule("midplane_nodes", "int", minimum=1),
+            Rule("midplane_names", "str list", doc="one distinct name per midplane"),
+            Rule("buddy_axes", "str list", ["z", "y", "x"], choices=AXES),
+            Rule("row_racks", "int", 1, minimum=1),
+            Rule("shapes", "tables", [], doc="at least one"),
+        ),
+        doc="a torus of midplanes cut into partitions from a menu (Blue Gene/P)",
+    )
+)
+SHAPE = MACHINE_FILE.add(
+    Section(
+        "[[topology.shapes]]",
+        (
+            Rule("label", "str"),
+            Rule("extents", "int list", minimum=1, doc="3 extents within dims"),
+            Rule("contiguous", "bool", False),
+        ),
+    )
+)
+
+
 @TOPOLOGIES.register("partitions")
 def _parse_partitions(t: Table, header: MachineHeader) -> PartitionSpec:
-    dims = tuple(t.int_list("dims", minimum=1))
+    t = t.follow(PARTITIONS_TOPOLOGY)
+    t.reject_unknown()
+    dims = tuple(t.get("dims"))
     if len(dims) != 3:
         raise t.error("dims", f"expected 3 extents (x, y, z), got {len(dims)}")
-    names = tuple(t.str_list("midplane_names"))
+    names = tuple(t.get("midplane_names"))
     if len(names) != prod(dims):
         raise t.error("midplane_names", f"expected {prod(dims)} names, got {len(names)}")
     if len(set(names)) != len(names):
         raise t.error("midplane_names", "names must be distinct")
-    buddy = t.str_list("buddy_axes", ["z", "y", "x"])
+    buddy = t.get("buddy_axes")
     if sorted(buddy) != sorted(AXES):
         raise t.error("buddy_axes", f"expected an order of {', '.join(AXES)}")
     shapes = []
-    for st in t.tables("shapes"):
-        extents = tuple(st.int_list("extents", minimum=1))
+    for st in t.tables("shapes", SHAPE):
+        st.reject_unknown()
+        extents = tuple(st.get("extents"))
         if len(extents) != 3 or any(e > d for e, d in zip(extents, dims, strict=True)):
             raise st.error(
                 "extents", f"expected 3 extents within {list(dims)}, got {list(extents)}"
             )
-        shapes.append(ShapeSpec(st.str("label"), extents, st.bool("contiguous", False)))
-        st.reject_unknown()
+        shapes.append(ShapeSpec(st.get("label"), extents, st.get("contiguous")))
     if not shapes:
         raise t.error("shapes", "at least one partition shape is required")
     spec = PartitionSpec(
         dims=dims,
-        midplane_nodes=t.int("midplane_nodes", minimum=1),
+        midplane_nodes=t.get("midplane_nodes"),
         names=names,
         shapes=tuple(shapes),
         buddy_axes=tuple(AXES.index(a) for a in buddy),
-        row_racks=t.int("row_racks", 1, minimum=1),
+        row_racks=t.get("row_racks"),
     )
-    t.reject_unknown()
     return spec

@@ -55,7 +55,7 @@ class PartitionPlanner(Planner):
         which a partition of the job's size conflicts with no running one cannot serve (adjustments
         only take more away), so a binary search over the release suffixes skips them."""
         allocator = self.allocator
-        wanted = allocator.sizing(job.size)[1] & ~allocator._down
+        wanted = allocator.candidates(job) & ~allocator._down
         blocked, releases = self.blocked, self.releases
         first = lo = bisect_right(releases, self.now)
         hi = len(releases)

@@ -30,7 +30,8 @@ import numpy as np
 
 from meshsim.engine.core.toml_table import Table
 from meshsim.engine.topology.machines import Machine
-from meshsim.engine.workloads.generators import GENERATORS
+from meshsim.engine.validation.rules import Rule
+from meshsim.engine.workloads.generators import GENERATORS, check_jobs, generator_section
 from meshsim.engine.workloads.swf import parse_header
 from meshsim.engine.workloads.workload import Workload, from_columns
 
@@ -41,12 +42,26 @@ CAP_S = 12 * 3600.0
 START = datetime(2009, 3, 1, tzinfo=ZoneInfo("America/Chicago"))
 
 
+INTREPID = generator_section(
+    "intrepid",
+    (
+        Rule("months", "float", 1.0, minimum=0.01, maximum=1200.0),
+        Rule("jobs_per_month", "int", 9000, minimum=1),
+        Rule("load", "float", 0.75, minimum=0.01, maximum=1e6, doc="offered load"),
+    ),
+    "a synthetic Intrepid month calibrated to Tang et al. (module docstring)",
+)
+
+
 @GENERATORS.register("intrepid")
 def intrepid(t: Table, machine: Machine, rng: np.random.Generator) -> Workload:
-    months = t.float("months", 1.0, minimum=0.01)
-    per_month = t.int("jobs_per_month", 9000, minimum=1)
-    load = t.float("load", 0.75, minimum=0.01)
+    t = t.follow(INTREPID)
+    t.reject_unknown()
+    months = t.get("months")
+    per_month = t.get("jobs_per_month")
+    load = t.get("load")
     n = max(1, round(per_month * months))
+    check_jobs(t, n)
     span = months * MONTH_S
     arrivals, sizes, runs, ratios, people = rng.spawn(5)
     submit = np.sort(arrivals.uniform(0.0, span, n)).round()

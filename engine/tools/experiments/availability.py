@@ -118,7 +118,7 @@ def _file_needs(value: str, folder: Path, hints: Mapping[str, str]) -> list[Need
             return [Need("trace", name, f"trace '{name}' not found ({hint})", hint)]
         return []
     path = resolve_file(value, folder)
-    if not path.is_file():
+    if not path.is_file() and not path.is_dir():  # a folder: a PBS server's daily files
         return [Need("file", str(path), f"{path}: no such file")]
     if path.suffix == ".toml":
         kind = _workload_kind(path)

@@ -80,7 +80,7 @@ class PoolExecutor:
         pool = ProcessPoolExecutor(
             max_workers=min(self.workers, len(tasks)),
             mp_context=context,
-            initializer=ignore_sigint,
+            initializer=worker_signals,
         )
         try:
             futures: dict[Future[Outcome], Task] = {
@@ -89,14 +89,17 @@ class PoolExecutor:
             for future in as_completed(futures):
                 done(_pool_outcome(future, futures[future]))
         except BaseException:
-            _terminate(pool)
+            terminate_pool(pool)
             raise
         pool.shutdown()
 
 
-def ignore_sigint() -> None:
-    """Worker initializer: Ctrl-C is the parent's to handle."""
+def worker_signals() -> None:
+    """Worker initializer: Ctrl-C is the parent's to handle (it reaches the whole process group),
+    and SIGTERM ends the worker at once, whatever handler the parent had (the parent sends it to
+    stop a worker)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _pool_outcome(future: Future[Outcome], task: Task) -> Outcome:
@@ -106,7 +109,7 @@ def _pool_outcome(future: Future[Outcome], task: Task) -> Outcome:
         return Outcome(task.case_id, error=f"worker process failed: {type(exc).__name__}: {exc}")
 
 
-def _terminate(pool: ProcessPoolExecutor) -> None:
+def terminate_pool(pool: ProcessPoolExecutor) -> None:
     """Cancel queued tasks and end the worker processes now (``terminate_workers`` exists only from
     Python 3.14, so the processes are taken from the pool before it forgets them)."""
     processes = list((getattr(pool, "_processes", None) or {}).values())

@@ -31,6 +31,8 @@ class FileHasher:
             stat = path.stat()
         except FileNotFoundError:
             raise MeshsimError(f"{path}: no such file") from None
+        if path.is_dir():
+            return file_sha256(path)
         key = (str(path), stat.st_size, stat.st_mtime_ns)
         if key not in self._cache:
             self._cache[key] = file_sha256(path)
@@ -38,8 +40,13 @@ class FileHasher:
 
 
 def file_sha256(path: Path) -> str:
-    """The SHA-256 of a file's bytes, in hex (O(size), streamed)."""
+    """The SHA-256 of a file's bytes, in hex (O(size), streamed); of a folder (a PBS server's daily
+    files), of its files' names and hashes in name order, hidden files left out."""
     digest = hashlib.sha256()
+    if path.is_dir():
+        for file in sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")):
+            digest.update(f"{file.name}\0{file_sha256(file)}\n".encode())
+        return digest.hexdigest()
     with path.open("rb") as fh:
         while chunk := fh.read(_CHUNK):
             digest.update(chunk)

@@ -8,8 +8,11 @@ parameters, so an option added to ``meshsim run`` is accepted by sweeps with no 
 **Which values are files** (resolved relative to the spec file, and hashed by content):
 
 - every value of an option whose parameter is declared as a path;
-- a string value that contains a ``/`` or ends with one of :data:`FILE_SUFFIXES` (so ``workload =
-  "uniform.toml"`` is a file but ``machine = "mesh32"`` and ``machine = "flat:128"`` are names);
+- a string value that contains a ``/`` or ends with one of :data:`FILE_SUFFIXES`, unless the option
+  is one of :data:`NAMES_WITH_SLASHES` (so ``workload =
+  "uniform.toml"`` and ``workload = "sacct.txt"`` are files but ``machine = "mesh32"`` and
+  ``machine = "flat:128"`` are names; a log named otherwise is written with a folder,
+  ``"./20240301"``);
 - ``trace:NAME``: the trace file NAME looked up in :mod:`meshsim.engine.workloads.tracepath` (real
   traces are never copied into the project, so specs name them this way).
 """
@@ -25,7 +28,10 @@ from typing import Any
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.workloads.tracepath import TRACE_PREFIX, require_trace
 
-FILE_SUFFIXES = (".toml", ".swf", ".gz", ".json", ".jsonl", ".csv")
+FILE_SUFFIXES = (".toml", ".swf", ".gz", ".json", ".jsonl", ".csv", ".txt", ".log")
+NAMES_WITH_SLASHES = frozenset({"tz"})
+"""Options whose values are names that may hold a ``/`` and are never files (``tz =
+"America/Chicago"``)."""
 KINDS = ("str", "int", "float", "bool", "path")
 
 
@@ -61,7 +67,7 @@ class OptionSchema:
         return iter(self.options)
 
 
-def check_value(spec: OptionSpec, value: Any, where: str) -> Any:
+def check_kind(spec: OptionSpec, value: Any, where: str) -> Any:
     """``value`` (as TOML gave it) checked against the option's kind; ints are accepted as floats.
     ``where`` names the file and key for the error message."""
     ok = {
@@ -80,7 +86,7 @@ def check_value(spec: OptionSpec, value: Any, where: str) -> Any:
 
 def is_file_value(spec: OptionSpec, value: Any) -> bool:
     """Whether ``value`` of option ``spec`` names a file (rule in the module docstring)."""
-    if not isinstance(value, str):
+    if not isinstance(value, str) or spec.key in NAMES_WITH_SLASHES:
         return False
     if spec.kind == "path" or value.startswith(TRACE_PREFIX):
         return True

@@ -22,13 +22,15 @@ from meshsim.engine.tools.experiments.availability import case_needs
 from meshsim.engine.tools.experiments.hashing import FileHasher, input_hash
 from meshsim.engine.tools.experiments.options import (
     OptionSchema,
-    check_value,
+    check_kind,
     is_file_value,
     resolve_file,
 )
 from meshsim.engine.tools.experiments.runners import RUNNERS
 from meshsim.engine.tools.experiments.spec import WORKLOAD_PREFIX, CaseValues, SweepSpec
-from meshsim.engine.tools.outputs import write_text
+from meshsim.engine.validation.options import command_rule
+from meshsim.engine.validation.rules import check_value
+from meshsim.engine.writing import write_file
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,10 @@ def _plan_one(
             continue
         option = schema.get(key)
         assert option is not None  # case_needs reported unknown options
-        value = check_value(option, value, f"{spec.source} key '{key}'")
+        value = check_kind(option, value, f"{spec.source} key '{key}'")
+        rule = command_rule(spec.settings.command, option.key)
+        if rule is not None:
+            value = check_value(rule, value, f"{spec.source} key '{key}'")
         if is_file_value(option, value):
             value = str(resolve_file(value, spec.folder))
             file_params.append(option.param)
@@ -129,7 +134,7 @@ def _derived_workload(
     path = folder / name
     if not path.exists():
         folder.mkdir(parents=True, exist_ok=True)
-        write_text(path, text)
+        write_file(path, text)
     return path
 
 

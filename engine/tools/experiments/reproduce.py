@@ -35,10 +35,12 @@ from typing import Any
 
 from meshsim.engine.core.bundled import bundled_folder
 from meshsim.engine.core.errors import MeshsimError
-from meshsim.engine.core.toml_table import Table, load_toml
+from meshsim.engine.core.toml_table import UNREAD, Table, load_toml
 from meshsim.engine.tools.experiments.spec import SweepSpec, load_spec
 from meshsim.engine.tools.experiments.stats import aggregate, fraction_above, gains, group_key
 from meshsim.engine.tools.experiments.tables import CaseRow
+from meshsim.engine.validation.formats import EXPERIMENT_FILE
+from meshsim.engine.validation.rules import Rule, Section, check_value
 
 STATISTICS = {
     "value": "the mean of the one matching configuration",
@@ -48,6 +50,61 @@ STATISTICS = {
     "max-mean-gain": "the mean gain per group of `by` keys, then the largest of these means",
     "fraction-above": "the fraction of matching cases whose gain exceeds `threshold`",
 }
+
+
+ROOT = EXPERIMENT_FILE.add(
+    Section(
+        "top level",
+        (
+            Rule("experiment", "table"),
+            Rule("compare", "tables", []),
+        ),
+        doc="plus the tables of a sweep spec (`[sweep]`, `[base]`, `[grid]`, ...)",
+        open=True,
+    )
+)
+HEAD = EXPERIMENT_FILE.add(
+    Section(
+        "[experiment]",
+        (
+            Rule("name", "str", doc="the name `meshsim reproduce` takes"),
+            Rule(
+                "version", "int", minimum=1, doc="bumped whenever the spec changes what it computes"
+            ),
+            Rule("title", "str"),
+            Rule("source", "str", doc="where the paper's numbers are"),
+            Rule("notes", "str", "", doc="how this setup differs from the paper's"),
+            Rule("traces", "table", {}, doc="trace file name = how to get it (strings)"),
+        ),
+    )
+)
+COMPARE = EXPERIMENT_FILE.add(
+    Section(
+        "[[compare]]",
+        (
+            Rule("label", "str"),
+            Rule("statistic", "str", choices=tuple(STATISTICS)),
+            Rule("metric", "str", doc="a metric of the result JSON"),
+            Rule("where", "table", {}, doc="option = value (a list = any of)"),
+            Rule("paper", "float", None, doc="the paper's number, when it states one"),
+            Rule("relation", "str", "≈"),
+            Rule("scale", "float", 1.0, doc="ours × scale is in the paper's unit"),
+            Rule("unit", "str", ""),
+            Rule(
+                "below",
+                "table",
+                {},
+                doc="metric = bound (numbers): max/min only count "
+                "configurations whose means stay below",
+            ),
+            Rule("threshold", "float", 0.0, doc="fraction-above: gains above this count"),
+            Rule("by", "str list", [], doc="max-mean-gain: the keys of a group"),
+            Rule("note", "str", ""),
+        ),
+    )
+)
+_TRACE = Rule("trace file name", "str")
+_BOUND = Rule("metric", "float")
 
 
 @dataclass(frozen=True)
@@ -106,21 +163,20 @@ def load_experiment(name_or_path: str) -> Experiment:
         if not path.exists():
             valid = ", ".join(experiment_names())
             raise MeshsimError(f"unknown experiment '{name_or_path}' (valid: {valid})")
-    root = load_toml(path)
-    head = root.table("experiment", required=True)
-    traces = head.table("traces")
-    experiment = Experiment(
-        name=head.str("name"),
-        version=head.int("version", minimum=1),
-        title=head.str("title"),
-        source=head.str("source"),
-        notes=head.str("notes", ""),
-        traces={k: traces.str(k) for k in traces},
-        spec=load_spec(path, _without(root, ("experiment", "compare"))),
-        comparisons=tuple(_comparison(t) for t in root.tables("compare")),
-    )
+    root = load_toml(path, ROOT)
+    head = root.table("experiment", HEAD)
     head.reject_unknown()
-    return experiment
+    traces = head.table("traces")
+    return Experiment(
+        name=head.get("name"),
+        version=head.get("version"),
+        title=head.get("title"),
+        source=head.get("source"),
+        notes=head.get("notes"),
+        traces={k: check_value(_TRACE, v, traces.where(k)) for k, v in traces.data.items()},
+        spec=load_spec(path, _without(root, ("experiment", "compare"))),
+        comparisons=tuple(_comparison(t) for t in root.tables("compare", COMPARE)),
+    )
 
 
 def _option_key(key: str) -> str:
@@ -132,35 +188,29 @@ def _option_key(key: str) -> str:
 def _without(root: Table, names: Sequence[str]) -> Table:
     """The file's tables minus the experiment's own (what remains is the sweep spec)."""
     data = {k: v for k, v in root.data.items() if k not in names}
-    return Table(data, root.source, "")
+    return Table(data, root.source, "", UNREAD)
 
 
 def _comparison(t: Table) -> Comparison:
+    t.reject_unknown()
     where = t.table("where")
     below = t.table("below")
-    comparison = Comparison(
-        label=t.str("label"),
-        statistic=t.str("statistic", choices=list(STATISTICS)),
-        metric=t.str("metric"),
+    return Comparison(
+        label=t.get("label"),
+        statistic=t.get("statistic"),
+        metric=t.get("metric"),
         where={
-            _option_key(k): tuple(v) if isinstance(v, list) else (where.raw(k),)
-            for k, v in where.data.items()
+            _option_key(k): tuple(v) if isinstance(v, list) else (v,) for k, v in where.data.items()
         },
-        paper=t.float("paper", None),
-        relation=t.str("relation", "≈"),
-        scale=t.float("scale", 1.0),
-        unit=t.str("unit", ""),
-        below=tuple((k, below.float(k)) for k in below),
-        threshold=t.float("threshold", 0.0),
-        by=tuple(k.replace("_", "-") for k in t.str_list("by", [])),
-        note=t.str("note", ""),
+        paper=t.get("paper"),
+        relation=t.get("relation"),
+        scale=t.get("scale"),
+        unit=t.get("unit"),
+        below=tuple((k, check_value(_BOUND, v, below.where(k))) for k, v in below.data.items()),
+        threshold=t.get("threshold"),
+        by=tuple(k.replace("_", "-") for k in t.get("by")),
+        note=t.get("note"),
     )
-    for k in where:
-        where.raw(k)
-    where.reject_unknown()
-    below.reject_unknown()
-    t.reject_unknown()
-    return comparison
 
 
 def evaluate(

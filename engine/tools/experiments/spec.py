@@ -35,17 +35,48 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.toml_table import Table, load_toml
+from meshsim.engine.validation.formats import SWEEP_SPEC
+from meshsim.engine.validation.limits import CASES
+from meshsim.engine.validation.rules import Rule, Section
 
 WORKLOAD_PREFIX = "workload."
 """Spec keys that override a key of the workload file's ``[workload]`` table."""
 
 DEFAULT_METRICS = ("avg_wait_s", "avg_bsld", "utilization", "loss_of_capacity")
+
+ROOT = SWEEP_SPEC.add(
+    Section(
+        "top level",
+        (
+            Rule("sweep", "table", {}, doc="settings"),
+            Rule("base", "table", {}, doc="options every case shares (one value each)"),
+            Rule("grid", "table", {}, doc="option = non-empty list; the cartesian product"),
+            Rule("variant", "tables", [], doc="explicit option sets, each crossed with the grid"),
+            Rule("exclude", "tables", [], doc="drop cases matching every key (a list = any of)"),
+        ),
+    )
+)
+SETTINGS = SWEEP_SPEC.add(
+    Section(
+        "[sweep]",
+        (
+            Rule("command", "str", "run", doc="the meshsim command each case is"),
+            Rule("replications", "int", None, minimum=1, maximum=100_000),
+            Rule("replicate", "str", "seed", doc="the key replications vary"),
+            Rule("jobs", "bool", False, doc="also keep each case's per-job CSV"),
+            Rule("results", "str", None, doc="results folder, relative to the spec"),
+            Rule("baseline", "table", {}, doc="option = value: relative gains against these"),
+            Rule("metrics", "str list", list(DEFAULT_METRICS)),
+        ),
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -89,19 +120,20 @@ class CaseValues:
 
 def load_spec(path: Path, root: Table | None = None) -> SweepSpec:
     """Read and check the structure of a spec file (option names are checked when planning)."""
-    root = root if root is not None else load_toml(path)
-    sweep = root.table("sweep")
-    replications = sweep.int("replications", None, minimum=1)
+    root = (root or load_toml(path, ROOT)).follow(ROOT)
+    root.reject_unknown()
+    sweep = root.table("sweep", SETTINGS)
+    sweep.reject_unknown()
+    replications = sweep.get("replications")
     baseline = sweep.table("baseline")
     settings = Settings(
-        command=sweep.str("command", "run"),
-        replicate=_key(sweep.str("replicate", "seed")),
-        jobs=sweep.bool("jobs", False),
-        results=_path(sweep.str("results", None), path.parent),
+        command=sweep.get("command"),
+        replicate=_key(sweep.get("replicate")),
+        jobs=sweep.get("jobs"),
+        results=_path(sweep.get("results"), path.parent),
         baseline=tuple((_key(k), _scalar(baseline, k)) for k in baseline),
-        metrics=tuple(sweep.str_list("metrics", list(DEFAULT_METRICS))),
+        metrics=tuple(sweep.get("metrics")),
     )
-    sweep.reject_unknown()
     base = _values(root.table("base"), lists=False)
     grid_table = root.table("grid")
     grid = [(k, tuple(v)) for k, v in _values(grid_table, lists=True).items()]
@@ -114,14 +146,27 @@ def load_spec(path: Path, root: Table | None = None) -> SweepSpec:
         {k: tuple(v) if isinstance(v, list) else (v,) for k, v in _values(t, lists=None).items()}
         for t in root.tables("exclude")
     )
-    _reject_unknown_tables(root)
-    return SweepSpec(path, settings, base, tuple(grid), variants, excludes)
+    spec = SweepSpec(path, settings, base, tuple(grid), variants, excludes)
+    check_baseline(spec, f"{path} key 'sweep.baseline'")
+    return spec
+
+
+def check_baseline(spec: SweepSpec, where: str) -> None:
+    """Every key of the baseline must be a key the spec sets (else no case could match it)."""
+    keys = {*spec.base, *(k for k, _ in spec.grid), *(k for v in spec.variants for k in v)}
+    for key, _ in spec.settings.baseline:
+        if key not in keys:
+            raise MeshsimError(
+                f"{where}: '{key}' is not a key of this sweep ({', '.join(sorted(keys))})"
+            )
 
 
 def expand(spec: SweepSpec) -> list[CaseValues]:
-    """Every case of the spec, in the documented order, exclusions removed."""
+    """Every case of the spec, in the documented order, exclusions removed. A spec whose grid and
+    variants make more cases than the case limit is refused before any is made."""
     keys = [k for k, _ in spec.grid]
     axes = [values for _, values in spec.grid]
+    CASES.check(len(spec.variants or ({},)) * math.prod(len(a) for a in axes), str(spec.source))
     cases: list[CaseValues] = []
     seen: dict[str, int] = {}
     for variant in spec.variants or ({},):
@@ -182,10 +227,10 @@ def _values(table: Table, *, lists: bool | None) -> dict[str, Any]:
     keys. ``lists``: True requires non-empty lists, False scalars, None either."""
     out: dict[str, Any] = {}
     for name in table:
-        value = table.raw(name)
+        value = table.data[name]
         if isinstance(value, dict) and _key(name) == "workload":
             sub = table.table(name)
-            items = [(WORKLOAD_PREFIX + k, sub.raw(k), sub, k) for k in sub]
+            items = [(WORKLOAD_PREFIX + k, v, sub, k) for k, v in sub.data.items()]
         else:
             items = [(_key(name), value, table, name)]
         for key, item, where, raw_name in items:
@@ -200,7 +245,7 @@ def _values(table: Table, *, lists: bool | None) -> dict[str, Any]:
 
 
 def _scalar(table: Table, name: str) -> Any:
-    value = table.raw(name)
+    value = table.data[name]
     if isinstance(value, list | dict):
         raise table.error(name, f"expected one value, got {value!r}")
     return value
@@ -218,12 +263,6 @@ def _path(value: str | None, base: Path) -> Path | None:
         return None
     path = Path(value).expanduser()
     return path if path.is_absolute() else base / path
-
-
-def _reject_unknown_tables(root: Table) -> None:
-    for name in ("base", "grid", "variant", "exclude", "sweep"):
-        root.raw(name)
-    root.reject_unknown()
 
 
 def _show(values: dict[str, Any]) -> str:

@@ -2,12 +2,14 @@
 each outcome as it arrives, and write the tables — also after Ctrl-C, from what is finished.
 
 Resume rule: a case is skipped when the results folder holds an ``ok`` result whose input hash
-equals the case's current one (:mod:`meshsim.engine.tools.experiments.hashing`). Failed cases are
-run again on the next sweep (their error is kept until then). A failing case never stops the
+equals the case's current one (:mod:`meshsim.engine.tools.experiments.hashing`) and whose stored
+files are whole; a case whose files cannot be read is reported and computed again. Failed cases
+are run again on the next sweep (their error is kept until then). A failing case never stops the
 others."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +55,8 @@ class SweepReport:
     failures: tuple[Failure, ...]
     interrupted: bool
     tables: tuple[Path, ...]
+    damaged: tuple[tuple[str, str], ...] = ()
+    """Cases whose stored files could not be read (case id, what is wrong), computed again."""
 
 
 def run_sweep(
@@ -67,9 +71,20 @@ def run_sweep(
     """Run ``cases`` (default: every case of ``spec``) into the results ``folder``."""
     cases = expand(spec) if cases is None else cases
     store = ResultStore(folder)
+    new_folder = not folder.exists()
     store.open()
-    planned = plan_cases(spec, cases, schema, store.workloads)
+    try:
+        planned = plan_cases(spec, cases, schema, store.workloads)
+    except BaseException:
+        if new_folder:  # a refused spec leaves nothing behind
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
     store.write_manifest(manifest(spec, planned, varying_keys(cases)))
+    damaged = tuple(
+        (p.task.case_id, problem)
+        for p in planned
+        if (problem := store.damage(p.task.case_id)) is not None
+    )
     todo = [p for p in planned if not store.is_finished(p)]
     by_id = {p.task.case_id: p for p in todo}
     failures: list[Failure] = []
@@ -101,6 +116,7 @@ def run_sweep(
         tuple(failures),
         interrupted,
         tuple(tables),
+        damaged,
     )
 
 

@@ -1,10 +1,11 @@
 """The combined tables of a sweep: one row per case, keyed by the case's parameters.
 
 Columns of ``results.csv``: the keys that tell cases apart (as written in the spec, in spec order),
-``case_id``, ``status`` (``ok``, ``failed``, or ``pending`` for a case without a result for its
-current inputs), every numeric metric of the result documents (in the order the first document lists
-them), and ``error``. Rows follow the plan's case order, so two sweeps of one spec write the same
-bytes. Parquet (``results.parquet``) holds the same table when pyarrow is installed."""
+``case_id``, ``status`` (``ok``, ``failed``, ``pending`` for a case without a result for its
+current inputs, or ``unreadable`` when its stored files are damaged), every numeric metric of the
+result documents (in the order the first document lists them), and ``error``. Rows follow the plan's
+case order, so two sweeps of one spec write the same bytes. Parquet (``results.parquet``) holds the
+same table when pyarrow is installed."""
 
 from __future__ import annotations
 
@@ -18,7 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from meshsim.engine.tools.experiments.store import ResultStore, write_bytes
+from meshsim.engine.tools.experiments.store import ResultStore
+from meshsim.engine.writing import write_file
+
+UNREADABLE = "unreadable"
+"""The status of a case whose stored files cannot be read."""
 
 
 @dataclass(frozen=True)
@@ -44,15 +49,20 @@ def document_metrics(document: dict[str, Any]) -> dict[str, float]:
 
 
 def load_rows(store: ResultStore) -> tuple[dict[str, Any], list[CaseRow]]:
-    """The folder's plan and one row per planned case."""
+    """The folder's plan and one row per planned case. A case whose stored files cannot be read
+    (:meth:`ResultStore.damage`) is ``unreadable``, with what is wrong as its error; the next sweep
+    computes it again."""
     manifest = store.manifest()
     rows = []
     for entry in manifest["cases"]:
         cid = entry["case_id"]
         meta = store.meta(cid)
         status, error, metrics = "pending", None, {}
-        if meta is not None and meta.get("input_hash") == entry["input_hash"]:
-            status, error = meta["status"], meta.get("error")
+        damage = store.damage(cid)
+        if damage is not None:
+            status, error = UNREADABLE, damage
+        elif meta is not None and meta.get("input_hash") == entry["input_hash"]:
+            status, error = str(meta.get("status")), meta.get("error")
             if status == "ok":
                 metrics = document_metrics(store.document(cid))
         rows.append(CaseRow(cid, entry["values"], status, error, metrics))
@@ -101,7 +111,7 @@ def write_csv(path: Path, columns: Sequence[str], rows: Sequence[Sequence[Any]])
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns)
     writer.writerows([cell(v) for v in row] for row in rows)
-    write_bytes(path, buffer.getvalue().encode("utf-8"))
+    write_file(path, buffer.getvalue().encode("utf-8"))
 
 
 def parquet_available() -> bool:
@@ -123,4 +133,4 @@ def write_parquet(path: Path, columns: Sequence[str], rows: Sequence[Sequence[An
             arrays[name] = pa.array([None if v is None else cell(v) for v in values])
     sink = pa.BufferOutputStream()
     pq.write_table(pa.table(arrays), sink)
-    write_bytes(path, sink.getvalue().to_pybytes())
+    write_file(path, sink.getvalue().to_pybytes())

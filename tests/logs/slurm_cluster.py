@@ -1,0 +1,321 @@
+"""A throwaway Slurm cluster on loopback, for the live test and for recording the Slurm fixtures.
+
+It runs Debian 12's packages (Slurm 22.05): ``munged``, optionally ``mariadbd`` + ``slurmdbd``
+(for ``sacct``), ``slurmctld`` and ``slurmd``, each in the foreground as a child of this process,
+with every port chosen free on 127.0.0.1 (none of Slurm's defaults), every file in one temporary
+folder, and the settings issue 24 found necessary: ``SlurmdParameters=config_overrides`` (the node
+claims its CPUs whatever the host has), ``SelectType=select/cons_tres`` with
+``SelectTypeParameters=CR_CPU`` (the default ``CR_Core_Memory`` without ``DefMemPerCPU`` runs one
+job at a time), ``SchedulerType=sched/backfill`` with ``bf_interval=1,bf_resolution=1``,
+``JobCompType=jobcomp/filetxt``, ``SlurmUser=root``. :meth:`SlurmCluster.stop` cancels what is
+left and stops every daemon it started by process id, and is safe to call whatever happened."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+CLIENTS = ("sbatch", "squeue", "scancel", "scontrol", "sinfo")
+DAEMONS = ("munged", "slurmctld", "slurmd")
+ACCOUNTING = ("mariadbd", "mariadb-install-db", "slurmdbd", "sacctmgr", "sacct")
+CLUSTER = "meshsimlive"
+
+
+def missing_tools(accounting: bool) -> list[str]:
+    """The programs this cluster needs that are not installed."""
+    wanted = (*CLIENTS, *DAEMONS, *(ACCOUNTING if accounting else ()))
+    return [t for t in wanted if shutil.which(t) is None and not Path("/usr/sbin", t).exists()]
+
+
+def _tool(name: str) -> str:
+    return shutil.which(name) or str(Path("/usr/sbin", name))
+
+
+def _free_ports(n: int) -> list[int]:
+    sockets, ports = [], []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        sockets.append(s)
+        ports.append(s.getsockname()[1])
+    for s in sockets:
+        s.close()
+    return ports
+
+
+class SlurmCluster:
+    """One controller and ``nodes`` slurmd of ``cpus`` CPUs each, on this host."""
+
+    def __init__(
+        self, folder: Path, *, nodes: int = 1, cpus: int = 16, accounting: bool = True
+    ) -> None:
+        self.folder = folder
+        self.nodes = nodes
+        self.cpus = cpus
+        self.accounting = accounting
+        self.host = socket.gethostname().split(".")[0]
+        self.processes: list[subprocess.Popen] = []
+        self.env = {**os.environ, "SLURM_CONF": str(folder / "slurm.conf")}
+        self.jobcomp = folder / "jobcomp.txt"
+        (
+            self.ctld_port,
+            self.slurmd_port,
+            self.dbd_port,
+            self.db_port,
+            *self.node_ports,
+        ) = _free_ports(4 + nodes)
+
+    # ------------------------------------------------------------------ start and stop
+
+    def start(self) -> None:
+        for sub in ("state", "munge", "out", "db"):
+            (self.folder / sub).mkdir(parents=True, exist_ok=True)
+        (self.folder / "munge").chmod(0o700)
+        self._munge()
+        if self.accounting:
+            self._database()
+            self._slurmdbd()
+        self._write_config()
+        if self.accounting:
+            self.run("sacctmgr", "-i", "add", "cluster", CLUSTER)
+        self._spawn("slurmctld", [_tool("slurmctld"), "-D", "-i"])
+        if self.nodes == 1:
+            self._spawn("slurmd", [_tool("slurmd"), "-D"])
+        else:
+            for k in range(self.nodes):
+                self._spawn(f"slurmd-n{k + 1}", [_tool("slurmd"), "-D", "-N", f"n{k + 1}"])
+        self._wait(lambda: self._idle_nodes() == self.nodes, 60, "the nodes to come up idle")
+
+    def stop(self) -> None:
+        """Cancel every job left, then stop the daemons by process id, newest first."""
+        if any(p.poll() is None for p in self.processes):
+            try:
+                subprocess.run(
+                    [_tool("scancel"), "--user", "root"],
+                    env=self.env,
+                    capture_output=True,
+                    timeout=20,
+                )
+                deadline = time.monotonic() + 15
+                while time.monotonic() < deadline and self._queue_length() > 0:
+                    time.sleep(0.5)
+            except subprocess.TimeoutExpired:
+                pass  # the controller is gone: stopping the daemons ends the jobs
+        for process in reversed(self.processes):
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=5)
+        self.processes.clear()
+
+    def _spawn(self, name: str, argv: list[str]) -> None:
+        log = (self.folder / f"{name}.out").open("w")
+        self.processes.append(
+            subprocess.Popen(argv, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        )
+        log.close()
+
+    def _munge(self) -> None:
+        key = self.folder / "munge" / "munge.key"
+        key.write_bytes(os.urandom(1024))
+        key.chmod(0o400)
+        self.munge_socket = self.folder / "munge" / "munge.socket"
+        self._spawn(
+            "munged",
+            [
+                _tool("munged"),
+                "--foreground",
+                "--force",
+                f"--socket={self.munge_socket}",
+                f"--key-file={key}",
+                f"--pid-file={self.folder / 'munge' / 'munged.pid'}",
+                f"--log-file={self.folder / 'munge' / 'munged.log'}",
+                f"--seed-file={self.folder / 'munge' / 'munged.seed'}",
+            ],
+        )
+        self._wait(self.munge_socket.exists, 20, "munged's socket")
+
+    def _database(self) -> None:
+        data = self.folder / "db"
+        subprocess.run(
+            [
+                _tool("mariadb-install-db"),
+                "--no-defaults",
+                f"--datadir={data}",
+                "--user=root",
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        self._spawn(
+            "mariadbd",
+            [
+                _tool("mariadbd"),
+                "--no-defaults",
+                f"--datadir={data}",
+                "--user=root",
+                f"--socket={self.folder / 'mysql.sock'}",
+                f"--port={self.db_port}",
+                "--bind-address=127.0.0.1",
+                "--skip-grant-tables",
+                f"--pid-file={self.folder / 'mariadbd.pid'}",
+                f"--log-error={self.folder / 'mariadbd.log'}",
+            ],
+        )
+        self._wait(lambda: _listening(self.db_port), 60, "mariadbd")
+
+    def _slurmdbd(self) -> None:
+        conf = self.folder / "slurmdbd.conf"
+        conf.write_text(
+            "\n".join(
+                [
+                    "AuthType=auth/munge",
+                    f"AuthInfo=socket={self.munge_socket}",
+                    "DbdHost=localhost",
+                    "DbdAddr=127.0.0.1",
+                    f"DbdPort={self.dbd_port}",
+                    "SlurmUser=root",
+                    f"PidFile={self.folder / 'slurmdbd.pid'}",
+                    f"LogFile={self.folder / 'slurmdbd.log'}",
+                    "StorageType=accounting_storage/mysql",
+                    "StorageHost=127.0.0.1",
+                    f"StoragePort={self.db_port}",
+                    "StorageUser=root",
+                    "StorageLoc=slurm_acct_db",
+                    "",
+                ]
+            )
+        )
+        conf.chmod(0o600)
+        self._write_config()  # slurmdbd finds its file beside SLURM_CONF
+        self._spawn("slurmdbd", [_tool("slurmdbd"), "-D"])
+        self._wait(lambda: _listening(self.dbd_port), 60, "slurmdbd")
+
+    def _write_config(self) -> None:
+        f = self.folder
+        lines = [
+            f"ClusterName={CLUSTER}",
+            f"SlurmctldHost={self.host}(127.0.0.1)",
+            f"SlurmctldPort={self.ctld_port}",
+            f"SlurmdPort={self.slurmd_port}",
+            "SlurmUser=root",
+            "SlurmdUser=root",
+            "AuthType=auth/munge",
+            f"AuthInfo=socket={self.munge_socket}",
+            f"StateSaveLocation={f / 'state'}",
+            f"SlurmdSpoolDir={f / 'spool-%n'}",
+            f"SlurmctldPidFile={f / 'slurmctld.pid'}",
+            f"SlurmdPidFile={f / 'slurmd-%n.pid'}",
+            f"SlurmctldLogFile={f / 'slurmctld.log'}",
+            f"SlurmdLogFile={f / 'slurmd-%n.log'}",
+            "ProctrackType=proctrack/linuxproc",
+            "TaskPlugin=task/none",
+            "JobAcctGatherType=jobacct_gather/none",
+            "MpiDefault=none",
+            "ReturnToService=2",
+            "SlurmdParameters=config_overrides",
+            "SelectType=select/cons_tres",
+            "SelectTypeParameters=CR_CPU",
+            "SchedulerType=sched/backfill",
+            "SchedulerParameters=bf_interval=1,bf_resolution=1",
+            "JobCompType=jobcomp/filetxt",
+            f"JobCompLoc={self.jobcomp}",
+        ]
+        if self.accounting:
+            lines += [
+                "AccountingStorageType=accounting_storage/slurmdbd",
+                "AccountingStorageHost=localhost",
+                f"AccountingStoragePort={self.dbd_port}",
+                f"AccountingStoragePass={self.munge_socket}",
+            ]
+        if self.nodes == 1:
+            lines.append(f"NodeName={self.host} NodeAddr=127.0.0.1 CPUs={self.cpus} State=UNKNOWN")
+        else:
+            for k, port in enumerate(self.node_ports):
+                lines.append(
+                    f"NodeName=n{k + 1} NodeHostname={self.host} NodeAddr=127.0.0.1 Port={port} "
+                    f"CPUs={self.cpus} State=UNKNOWN"
+                )
+        lines.append("PartitionName=batch Nodes=ALL Default=YES MaxTime=10 State=UP")
+        (f / "slurm.conf").write_text("\n".join(lines) + "\n")
+
+    # ------------------------------------------------------------------ clients
+
+    def run(self, *argv: str) -> str:
+        done = subprocess.run(
+            [_tool(argv[0]), *argv[1:]], env=self.env, capture_output=True, text=True, timeout=60
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)}: {done.stderr.strip() or done.stdout.strip()}")
+        return done.stdout
+
+    def submit(self, *options: str) -> str:
+        """``sbatch --parsable`` with ``options``; the job id."""
+        out = self.folder / "out" / "%j.out"
+        return (
+            self.run("sbatch", "--parsable", f"--chdir={self.folder}", f"--output={out}", *options)
+            .strip()
+            .split(";")[0]
+        )
+
+    def state(self, job_id: str) -> str:
+        """The job's state as squeue shows it (empty once it has left the queue)."""
+        return self.run("squeue", "-h", "-j", job_id, "-o", "%T").strip()
+
+    def wait_state(self, job_id: str, state: str, timeout: float) -> None:
+        self._wait(lambda: self.state(job_id) == state, timeout, f"job {job_id} to be {state}")
+
+    def wait_empty(self, timeout: float) -> None:
+        self._wait(lambda: self._queue_length() == 0, timeout, "the queue to empty")
+
+    def _queue_length(self) -> int:
+        done = subprocess.run(
+            [_tool("squeue"), "-h", "-o", "%i"],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
+        return len(done.stdout.split()) if done.returncode == 0 else 0
+
+    def _idle_nodes(self) -> int:
+        done = subprocess.run(
+            [_tool("sinfo"), "-h", "-N", "-o", "%T"], env=self.env, capture_output=True, text=True
+        )
+        return done.stdout.split().count("idle") if done.returncode == 0 else 0
+
+    def _wait(self, ready, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if ready():
+                return
+            dead = [p.args[0] for p in self.processes if p.poll() is not None]
+            if dead:
+                raise RuntimeError(f"{dead[0]} stopped while waiting for {what}: {self._logs()}")
+            time.sleep(0.25)
+        raise TimeoutError(f"waited {timeout:g} s for {what}: {self._logs()}")
+
+    def _logs(self) -> str:
+        tails = []
+        for log in sorted(self.folder.glob("*.out")) + sorted(self.folder.glob("*.log")):
+            text = log.read_text(errors="replace").strip().splitlines()[-3:]
+            if text:
+                tails.append(f"{log.name}: " + " | ".join(text))
+        return "; ".join(tails)
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
