@@ -12,11 +12,14 @@ import typer
 from rich.table import Table
 
 from meshsim.cli.output import out
+from meshsim.cli.recorded_view import print_ranking
 from meshsim.engine.compare import METRICS, PRESETS, Config, compare, gains
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.generators import load_workload
 from meshsim.engine.machines import load_machine
+from meshsim.engine.nqs.queue_map import parse_queue_map
 from meshsim.engine.outputs import write_text
+from meshsim.engine.recorded_ranking import rank_recorded, write_ranking
 from meshsim.engine.runcase import DEFAULT_MACHINE
 
 KEYS = {"queue", "discipline", "backfill", "alloc", "window", "bound", "rotate", "migrate"}
@@ -67,7 +70,27 @@ def compare_command(
     workers: Annotated[int, typer.Option(help="Processes (default: one per core).")] = 0,
     out_dir: Annotated[
         Path | None,
-        typer.Option("--out", help="Write compare.json, outcomes.csv and gains.csv here."),
+        typer.Option(
+            "--out",
+            help="Write compare.json, outcomes.csv and gains.csv here (with --recorded: "
+            "recorded.json and recorded.csv).",
+        ),
+    ] = None,
+    recorded: Annotated[
+        bool,
+        typer.Option(
+            help="Rank the configurations by the mean absolute error of their waits against the "
+            "waits the log recorded (whole workload; no baseline)."
+        ),
+    ] = False,
+    queue_map: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--queue-map",
+            metavar="NAME=QUEUE",
+            help="Run the jobs of the trace's queue NAME in the machine's NQS queue QUEUE "
+            "(repeatable), as for meshsim run.",
+        ),
     ] = None,
 ) -> None:
     """Run configurations on one workload and report each against its baseline (Tang et al.)."""
@@ -75,13 +98,25 @@ def compare_command(
         raise MeshsimError("give either --preset or --config, not both")
     if preset:
         configs = PRESETS.get(preset)
+    elif config and recorded:
+        configs = tuple(parse_config(c) for c in config)
     elif config:
         parsed = [parse_config(c) for c in config]
         configs = (parsed[0], *(Config(c.name, c.options, parsed[0].name) for c in parsed[1:]))
     else:
         raise MeshsimError("give --preset NAME or at least two --config NAME:options")
     the_machine = load_machine(machine)
-    jobs = load_workload(workload, the_machine, seed=seed)
+    mapping = parse_queue_map(",".join(queue_map) if queue_map else None)
+    jobs = load_workload(workload, the_machine, seed=seed, queue_map=mapping)
+    if recorded:
+        ranked = rank_recorded(
+            the_machine, jobs, configs, seed=seed, workers=workers or os.cpu_count() or 1
+        )
+        print_ranking(ranked)
+        if out_dir:
+            name = workload or str(the_machine.default_workload)
+            write_ranking(out_dir, ranked, machine, name)
+        return
     outcomes = compare(
         the_machine,
         jobs,

@@ -12,6 +12,7 @@ import typer
 
 from meshsim.cli import options as opt
 from meshsim.cli.output import fail, interactive, out
+from meshsim.cli.recorded_view import print_queue_mapping, print_recorded
 from meshsim.engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
 from meshsim.engine.outputs import (
     EventLogWriter,
@@ -144,6 +145,16 @@ def run(
         bool,
         typer.Option(help="Move jobs that break their queue's limits to a queue that admits them."),
     ] = False,
+    queue_map: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--queue-map",
+            metavar="NAME=QUEUE",
+            help="Run the jobs of the trace's queue NAME in the machine's NQS queue QUEUE "
+            "(repeatable). Other queues go to the machine queue of the same name, or by the "
+            "q[f]<nodes><s|m|l> naming rule; never by number.",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
     scenario: opt.Scenario = None,
 ) -> None:
@@ -192,6 +203,7 @@ def run(
         seed=seed,
         lenient=lenient,
         requeue=requeue,
+        queue_map=",".join(queue_map) if queue_map else None,
     )
     _simulate(
         lambda log: prepare(options, log=log), lambda sim: case_document(sim, options), **outputs
@@ -337,6 +349,8 @@ def _print_summary(document: dict) -> None:
     if skipped:
         text = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in skipped.items())
         out.print(f"skipped jobs: {text}")
+    print_queue_mapping(inputs["queue_mapping"])
+    print_recorded(document["recorded"])
 
 
 def _pair(m: dict, first: str, second: str) -> str:

@@ -18,6 +18,7 @@ import numpy as np
 from meshsim import __version__
 from meshsim.engine import swf
 from meshsim.engine.events import EventRecord
+from meshsim.engine.recorded_run import recorded_start_column, replay_fit
 from meshsim.engine.simulation import Simulation
 
 SCHEMA = "meshsim.result/1"
@@ -60,12 +61,14 @@ def result_document(sim: Simulation, inputs: RunInputs) -> dict[str, Any]:
             "policy": sim.policy.as_dict(),
             "actions": [a.as_dict() for a in sim.logged_actions()],
             "transforms": list(sim.workload.transforms),
+            "queue_mapping": [m.as_dict() for m in sim.workload.queue_mapping],
         },
         "skipped": dict(sim.workload.skipped),
         "rejected": dict(sorted(sim.rejected.items())),
         "metrics": results.metrics,
         "by_size_class": results.by_size_class,
         "by_queue": results.by_queue,
+        "recorded": replay_fit(sim).as_dict(),
     }
 
 
@@ -82,13 +85,18 @@ def write_text(path: Path, text: str) -> None:
 
 
 def jobs_csv_columns(sim: Simulation) -> tuple[tuple[str, ...], list[list[Any]]]:
-    """Header and columns of the jobs CSV: :data:`JOB_COLUMNS`, then, when the run was observed on a
-    machine with I/O nodes, the per-job contention columns
+    """Header and columns of the jobs CSV: :data:`JOB_COLUMNS`; ``recorded_start`` when the log
+    recorded the schedule (:func:`meshsim.engine.recorded_run.recorded_start_column`); then, when
+    the run was observed on a machine with I/O nodes, the per-job contention columns
     (:data:`meshsim.engine.contention.observer.JOB_COLUMNS`)."""
     idx, _ = sim.outcomes()
     table = sim.job_table()
     header = JOB_COLUMNS
     columns = [table[c].tolist() for c in JOB_COLUMNS]
+    recorded = recorded_start_column(sim, idx)
+    if recorded is not None:
+        header = (*header, "recorded_start")
+        columns.append(recorded)
     if sim.observer is not None:
         extra = sim.observer.job_columns(idx)
         header = (*header, *extra)

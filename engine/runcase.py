@@ -7,7 +7,8 @@ JSON, byte for byte.
 :class:`RunOptions` holds every option of ``meshsim run`` that defines a simulation (outputs and
 verbosity are not among them). Its field names are the command's parameter names and its defaults
 are the command's defaults; a test holds the two together, so an option added to the command must be
-added here too."""
+added here too. ``queue_map`` holds the repeatable ``--queue-map NAME=QUEUE`` as one text, its
+pairs joined by commas (:func:`meshsim.engine.nqs.queue_map.parse_queue_map`)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from meshsim.engine.errors import MeshsimError
 from meshsim.engine.events import EventRecord
 from meshsim.engine.generators import load_workload
 from meshsim.engine.machines import Machine, load_machine
+from meshsim.engine.nqs.queue_map import parse_queue_map
 from meshsim.engine.outputs import RunInputs, jobs_csv_columns, result_document
 from meshsim.engine.policy import Policy
 from meshsim.engine.shapes import with_shapes
@@ -61,6 +63,7 @@ class RunOptions:
     seed: int = 0
     lenient: bool = False
     requeue: bool = False
+    queue_map: str | None = None
 
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any]) -> RunOptions:
@@ -139,6 +142,7 @@ def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
         lenient=options.lenient,
         procs_per_unit=options.procs_per_unit,
         requeue=options.requeue,
+        queue_map=parse_queue_map(options.queue_map),
     ).scaled(load_factor=options.load_factor, runtime_scale=options.runtime_scale)
     if options.shape is not None:
         dims = getattr(machine.spec, "dims", None)

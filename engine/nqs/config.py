@@ -3,10 +3,12 @@ partition and the scheduling constants (seed 004 §2.2, §2.3, §3, §4).
 
 Node sets are rectangles of the mesh (``x``, ``y``, ``w``, ``h`` in mesh coordinates, y down). A
 node group lists node sets for prime and for non-prime time, in the order the second pass of node
-selection uses them. A queue has a number (the SWF queue number that maps to it), a queue priority,
-a node limit, a time limit and a node group; ``kind = "interactive"`` queues go to the interactive
-partition. Values the paper does not give (priorities, age factor, block priority, coordinates) are
-chosen in ``machines/paragon-sdsc.toml`` and documented there."""
+selection uses them. A queue has a name (what a trace's ``Queue:`` header lines are matched
+against, :mod:`meshsim.engine.nqs.queue_map`), a number (the machine's own identifier of the queue,
+never matched against a trace's queue numbers), a queue priority, a node limit, a time limit and a
+node group; ``kind = "interactive"`` queues go to the interactive partition. Values the paper does
+not give (priorities, age factor, block priority, coordinates) are chosen in
+``machines/paragon-sdsc.toml`` and ``machines/paragon-sdsc-1996.toml`` and documented there."""
 
 from __future__ import annotations
 
@@ -18,6 +20,12 @@ from meshsim.engine.machines import SECTIONS, MachineHeader
 from meshsim.engine.toml_table import Table
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+OVER_LIMIT = ("error", "keep")
+"""What loading a trace does with a job over its queue's node or time limit (``over_limit``):
+``error`` names the job (``--requeue`` moves it to a queue that admits it instead); ``keep`` leaves
+it in its queue, counted, for machines whose log shows the limits were not enforced
+(``machines/paragon-sdsc-1996.toml``)."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +66,8 @@ class NodeGroup:
 
 @dataclass(frozen=True)
 class QueueSpec:
-    """An NQS queue: its SWF number, priority, node and time limits and node group."""
+    """An NQS queue: its name, the machine's number for it, priority, node and time limits and node
+    group."""
 
     name: str
     number: int
@@ -91,6 +100,7 @@ class NQSConfig:
     age_factor: float
     block_priority: float
     node_allocator: str
+    over_limit: str = "error"
 
     def queue_by_number(self) -> dict[int, QueueSpec]:
         return {q.number: q for q in self.queues}
@@ -194,6 +204,7 @@ def parse_nqs(t: Table, header: MachineHeader) -> NQSConfig:
         age_factor=t.float("age_factor", 1.0, minimum=0.0),
         block_priority=t.float("block_priority", 0.0),
         node_allocator=t.str("node_allocator", "m2db"),
+        over_limit=t.str("over_limit", "error", choices=list(OVER_LIMIT)),
     )
     t.reject_unknown()
     return config
