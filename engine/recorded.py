@@ -26,8 +26,9 @@ start, so a runtime model shows).
 **Jobs not compared** are counted by reason (:data:`NOT_COMPARED`), each job under the first reason
 that applies, never dropped silently:
 
-- ``times_transformed``: the run scaled the log's times (a load factor or a runtime coefficient
-  other than 1): the recorded schedule is of another workload, so no job is compared;
+- ``times_transformed``: the run changed the log's times (a load factor or a runtime coefficient
+  other than 1): the recorded schedule is of another workload, so no job is compared (there is
+  no fit then, :mod:`meshsim.engine.recorded_run`);
 - ``cancelled_before_start``: the log says the job was cancelled (SWF status 5) and records no run
   (runtime 0): its field 3, if any, is the time until it was cancelled, not a wait;
 - ``no_recorded_wait``: field 3 is −1 (every record of the NASA iPSC/860 log and of Lublin's model);
@@ -152,47 +153,18 @@ def compare_recorded(
     nodes: int,
     groups: Mapping[str, Grouping],
     *,
-    transformed: bool = False,
     skipped: int = 0,
 ) -> RecordedComparison:
     """Compare the replayed jobs' simulated waits with the recorded ones (rules in the module
     docstring). ``groups`` maps a kind (``queue``, ``partition``, ``size_class``, ``user_group``)
     to the jobs' groups of that kind; ``skipped`` is the number of the log's jobs that never
     entered the replay. Cost: O(n log n) for n jobs, whatever the number of groups."""
-    n = len(jobs.submit)
-    none = np.zeros(n, dtype=bool)
-    started = ~np.isnan(jobs.simulated_start)
-    masks = {
-        "times_transformed": ~none if transformed else none,
-        "cancelled_before_start": none if jobs.cancelled is None else jobs.cancelled,
-        "no_recorded_wait": jobs.recorded_wait < 0,
-        "rejected_on_arrival": none if jobs.rejected is None else jobs.rejected & ~started,
-        "not_started": ~started,
-    }
-    left = np.ones(n, dtype=bool)
-    counts = {}
-    for reason, mask in masks.items():
-        counts[reason] = int((left & mask).sum())
-        left &= ~mask
-    counts["skipped_on_load"] = skipped
-    return _comparison(jobs, nodes, groups, left, counts)
-
-
-def _comparison(
-    jobs: ReplayedJobs,
-    nodes: int,
-    groups: Mapping[str, Grouping],
-    compared: np.ndarray,
-    counts: dict[str, int],
-) -> RecordedComparison:
-    origin = jobs.submit if jobs.eligible is None else np.maximum(jobs.submit, jobs.eligible)
-    held = origin - jobs.submit
-    recorded_start = jobs.submit + jobs.recorded_wait
-    recorded_wait = np.maximum(jobs.recorded_wait - held, 0.0)
-    simulated_wait = jobs.simulated_start - origin
-    offset = np.abs(jobs.simulated_start - recorded_start)
+    compared, counts = compared_jobs(jobs)
+    counts = {"times_transformed": 0, **counts, "skipped_on_load": skipped}
+    recorded_wait, simulated_wait, offset = job_waits(jobs)
     waits = (recorded_wait, simulated_wait, offset)
     by_kind = {kind: _group_fits(grouping, compared, waits) for kind, grouping in groups.items()}
+    recorded_start = jobs.submit + jobs.recorded_wait
     simulated_end = (
         jobs.simulated_start + jobs.runtime if jobs.simulated_end is None else jobs.simulated_end
     )
@@ -206,6 +178,38 @@ def _comparison(
             jobs, jobs.simulated_start, simulated_end, compared, nodes
         ),
     )
+
+
+def compared_jobs(jobs: ReplayedJobs) -> tuple[np.ndarray, dict[str, int]]:
+    """Which jobs are compared, and the others counted under the first reason of
+    :data:`NOT_COMPARED` that applies to a single job (``times_transformed`` and
+    ``skipped_on_load`` concern the whole run: :mod:`meshsim.engine.recorded_run`)."""
+    n = len(jobs.submit)
+    none = np.zeros(n, dtype=bool)
+    started = ~np.isnan(jobs.simulated_start)
+    masks = {
+        "cancelled_before_start": none if jobs.cancelled is None else jobs.cancelled,
+        "no_recorded_wait": jobs.recorded_wait < 0,
+        "rejected_on_arrival": none if jobs.rejected is None else jobs.rejected & ~started,
+        "not_started": ~started,
+    }
+    compared = np.ones(n, dtype=bool)
+    counts = {}
+    for reason, mask in masks.items():
+        counts[reason] = int((compared & mask).sum())
+        compared &= ~mask
+    return compared, counts
+
+
+def job_waits(jobs: ReplayedJobs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per job: the recorded wait and the simulated wait, both from the eligible time where it
+    is known, and ``|simulated start − recorded start|`` (module docstring)."""
+    origin = jobs.submit if jobs.eligible is None else np.maximum(jobs.submit, jobs.eligible)
+    held = origin - jobs.submit
+    recorded_wait = np.maximum(jobs.recorded_wait - held, 0.0)
+    simulated_wait = jobs.simulated_start - origin
+    offset = np.abs(jobs.simulated_start - (jobs.submit + jobs.recorded_wait))
+    return recorded_wait, simulated_wait, offset
 
 
 def _group_fits(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -72,17 +72,32 @@ def replay_fit(sim: Simulation) -> RecordedFit:
     by meshsim: build the workload with the log's waits in ``records`` (SWF layout) and its
     eligible times in ``attrs["eligible"]``, run it, and pass the simulation."""
     w = sim.workload
-    n = len(w)
-    eligible = w.attrs.get("eligible")
-    waits_from = "submit" if eligible is None else "eligible"
+    waits_from = "submit" if w.attrs.get("eligible") is None else "eligible"
     why = no_fit(w)
     if why is not None:
         reason, counted = why
-        not_compared = dict.fromkeys(NOT_COMPARED, 0) | {counted: n}
+        not_compared = dict.fromkeys(NOT_COMPARED, 0) | {counted: len(w)}
         not_compared["skipped_on_load"] = w.skipped_total
         return RecordedFit(None, reason, not_compared, waits_from)
-    records = w.records
-    assert records is not None  # no_fit says so otherwise
+    records = cast(np.ndarray, w.records)  # no_fit is None only for a workload with records
+    jobs = _columns(sim, records)
+    groups = _groupings(sim, records)
+    comparison = compare_recorded(jobs, sim.machine.nodes, groups, skipped=w.skipped_total)
+    return RecordedFit(comparison, None, dict(comparison.not_compared), waits_from)
+
+
+def replayed_jobs(sim: Simulation) -> ReplayedJobs | None:
+    """The columns of a finished run that the comparison reads; None when the run cannot be
+    measured against its log (:func:`no_fit`)."""
+    records = sim.workload.records
+    if records is None or no_fit(sim.workload) is not None:
+        return None
+    return _columns(sim, records)
+
+
+def _columns(sim: Simulation, records: np.ndarray) -> ReplayedJobs:
+    w = sim.workload
+    n = len(w)
     start = sim.start_times()[:n]
     end = np.full(n, np.nan)
     idx, outcomes = sim.outcomes()
@@ -90,9 +105,9 @@ def replay_fit(sim: Simulation) -> RecordedFit:
     end[idx[own]] = outcomes.end[own]
     end = np.where(np.isnan(end), start + w.runtime, end)
     rejected = np.zeros(n, dtype=bool)
-    refused = [i for i in sim.refused() if i < n]
-    rejected[refused] = True
-    jobs = ReplayedJobs(
+    rejected[[i for i in sim.refused() if i < n]] = True
+    eligible = w.attrs.get("eligible")
+    return ReplayedJobs(
         submit=w.submit,
         eligible=None if eligible is None else np.asarray(eligible, dtype=float),
         runtime=w.runtime,
@@ -103,9 +118,6 @@ def replay_fit(sim: Simulation) -> RecordedFit:
         cancelled=_cancelled_before_start(records),
         rejected=rejected,
     )
-    groups = _groupings(sim, records)
-    comparison = compare_recorded(jobs, sim.machine.nodes, groups, skipped=w.skipped_total)
-    return RecordedFit(comparison, None, dict(comparison.not_compared), waits_from)
 
 
 def _groupings(sim: Simulation, records: np.ndarray) -> dict[str, Grouping]:

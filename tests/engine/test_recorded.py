@@ -68,15 +68,6 @@ def test_waits_are_measured_from_the_eligible_time():
     assert (fit.mean_recorded, fit.mean_simulated, fit.mae) == (50.0, 50.0, 0.0)
 
 
-def test_scaled_times_compare_nothing_and_say_why():
-    jobs = replayed([0, 0], [0, 100], [0, 100])
-    result = compare_recorded(jobs, 1, {"queue": Grouping.of(["a", "b"])}, transformed=True)
-    assert result.overall.jobs == 0 and result.overall.mae is None
-    assert result.not_compared["times_transformed"] == 2
-    assert {label: fit.jobs for label, fit in result.groups["queue"].items()} == {"a": 0, "b": 0}
-    assert result.groups["queue"]["a"].not_compared == 1
-
-
 def test_groups_and_an_undefined_correlation():
     jobs = replayed([0, 0, 0], [10, 10, 400], [10, 70, 4000])
     result = compare_recorded(jobs, 4, {"queue": Grouping.of(["q1", "q1", "q2"])})
