@@ -1,8 +1,10 @@
 """``meshsim plot RESULTS``: the standard figures of a sweep as PNG or SVG files (matplotlib, ``pip
-install 'meshsim[plot]'``) or, with ``--terminal``, as text."""
+install 'meshsim[plot]'``) or, with ``--terminal``, as text; for a run's result JSON, its
+recorded against simulated waits (:mod:`meshsim.engine.recorded_figures`)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,6 +12,7 @@ import typer
 
 from meshsim.cli.output import fail, out
 from meshsim.engine.experiments.figures import (
+    BarChart,
     Figure,
     load_key,
     metric_vs_load,
@@ -19,9 +22,12 @@ from meshsim.engine.experiments.figures import (
 from meshsim.engine.experiments.store import ResultStore
 from meshsim.engine.experiments.summaries import config_keys
 from meshsim.engine.experiments.tables import load_rows
-from meshsim.engine.experiments.textplot import render
+from meshsim.engine.experiments.textplot import render, render_bars
+from meshsim.engine.recorded_figures import queue_bars, recorded_section, wait_scatter
 
 KINDS = ("load", "util-slowdown", "wait-cdf")
+RECORDED_KINDS = ("recorded-scatter", "recorded-queues")
+"""The figures of a run's result JSON: the per-job scatter (needs --jobs) and the per-queue bars."""
 
 
 def register(app: typer.Typer) -> None:
@@ -29,10 +35,26 @@ def register(app: typer.Typer) -> None:
 
 
 def plot(
-    results: Annotated[Path, typer.Argument(help="A results folder of meshsim sweep/reproduce.")],
+    results: Annotated[
+        Path,
+        typer.Argument(
+            help="A results folder of meshsim sweep/reproduce, or a result JSON of meshsim run "
+            "(--out) of a log that records waits."
+        ),
+    ],
     kind: Annotated[
         list[str] | None,
-        typer.Option(help="Figures: load, util-slowdown, wait-cdf (default: all that apply)."),
+        typer.Option(
+            help="Figures: load, util-slowdown, wait-cdf of a folder; recorded-scatter, "
+            "recorded-queues of a result JSON (default: all that apply)."
+        ),
+    ] = None,
+    jobs: Annotated[
+        Path | None,
+        typer.Option(
+            "--jobs",
+            help="The run's per-job CSV (meshsim run --jobs-out), for recorded-scatter.",
+        ),
     ] = None,
     metric: Annotated[
         list[str] | None,
@@ -44,31 +66,67 @@ def plot(
     ] = None,
     fmt: Annotated[str, typer.Option("--format", help="png or svg.")] = "png",
     out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Folder for the files (default: RESULTS/figures).")
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Folder for the files (default: RESULTS/figures; figures/ beside a result JSON).",
+        ),
     ] = None,
     terminal: Annotated[bool, typer.Option(help="Draw in the terminal instead of files.")] = False,
     width: Annotated[int, typer.Option(help="Terminal plot width in characters.")] = 78,
 ) -> None:
     """Draw metric vs. load per policy, utilization vs. slowdown, and wait CDFs by size class."""
+    single = results.is_file()
+    valid = RECORDED_KINDS if single else KINDS
     for k in kind or ():
-        if k not in KINDS:
-            raise typer.BadParameter(f"expected one of {', '.join(KINDS)}", param_hint="--kind")
+        if k not in valid:
+            raise typer.BadParameter(f"expected one of {', '.join(valid)}", param_hint="--kind")
     if fmt not in ("png", "svg"):
         raise typer.BadParameter("expected png or svg", param_hint="--format")
-    store = ResultStore(results)
-    manifest, rows = load_rows(store)
-    if not any(r.status == "ok" for r in rows):
-        fail(f"{results}: no finished case to plot")
-    figures = _figures(manifest, rows, store, kind, metric, x, series)
-    if not figures:
-        fail(f"{results}: no figure applies (no numeric load key and no per-job CSVs)")
+    if single:
+        figures = _recorded_figures(results, kind, jobs)
+    else:
+        store = ResultStore(results)
+        manifest, rows = load_rows(store)
+        if not any(r.status == "ok" for r in rows):
+            fail(f"{results}: no finished case to plot")
+        figures = _figures(manifest, rows, store, kind, metric, x, series)
+        if not figures:
+            fail(f"{results}: no figure applies (no numeric load key and no per-job CSVs)")
     if terminal:
         for figure in figures:
-            out.print(render(figure, width=width), markup=False, highlight=False)
+            text = (
+                render_bars(figure, width)
+                if isinstance(figure, BarChart)
+                else render(figure, width=width)
+            )
+            out.print(text, markup=False, highlight=False)
         return
-    folder = out_dir or results / "figures"
+    folder = out_dir or (results.parent / "figures" if single else results / "figures")
     for path in _draw(figures, folder, fmt):
         out.print(f"wrote {path}")
+
+
+def _recorded_figures(
+    path: Path, kinds: list[str] | None, jobs: Path | None
+) -> list[Figure | BarChart]:
+    """The figures of a run's result JSON; the scatter needs the run's jobs CSV."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"{path}: cannot read ({exc})")
+    except json.JSONDecodeError as exc:
+        fail(f"{path} line {exc.lineno}: not JSON ({exc.msg})")
+    section = recorded_section(document, str(path))
+    wanted = kinds or [k for k in RECORDED_KINDS if k != "recorded-scatter" or jobs is not None]
+    figures: list[Figure | BarChart] = []
+    if "recorded-scatter" in wanted:
+        if jobs is None:
+            fail("--kind recorded-scatter needs the run's per-job CSV: --jobs FILE")
+        figures.append(wait_scatter(jobs))
+    if "recorded-queues" in wanted:
+        figures.append(queue_bars(section))
+    return figures
 
 
 def _figures(
@@ -110,7 +168,7 @@ def _figures(
     return figures
 
 
-def _draw(figures: list[Figure], folder: Path, fmt: str) -> list[Path]:
+def _draw(figures: list[Figure | BarChart], folder: Path, fmt: str) -> list[Path]:
     try:
         import matplotlib
     except ImportError:
@@ -122,8 +180,16 @@ def _draw(figures: list[Figure], folder: Path, fmt: str) -> list[Path]:
     written = []
     for figure in figures:
         fig, ax = plt.subplots(figsize=(7.5, 4.8))
+        if isinstance(figure, BarChart):
+            _bars(ax, figure)
+            fig.tight_layout()
+            written.append(_save(fig, folder / f"{figure.name}.{fmt}", fmt))
+            plt.close(fig)
+            continue
         for s in figure.series:
-            if figure.steps:
+            if s.scatter:
+                ax.scatter(s.x, s.y, s=4, alpha=0.3, linewidths=0, label=s.label)
+            elif figure.steps:
                 ax.step(s.x, s.y, where="post", label=s.label)
             elif s.err is not None and any(e == e for e in s.err):
                 ax.errorbar(s.x, s.y, yerr=[0 if e != e else e for e in s.err], marker="o",
@@ -132,15 +198,36 @@ def _draw(figures: list[Figure], folder: Path, fmt: str) -> list[Path]:
                 ax.plot(s.x, s.y, marker="o", label=s.label)
         if figure.log_y:
             ax.set_yscale("log")
-        ax.set_title(figure.title)
+        if figure.log_x:
+            ax.set_xscale("log")
+        ax.set_title(figure.title, fontsize="medium", wrap=True)
         ax.set_xlabel(figure.x_label)
         ax.set_ylabel(figure.y_label)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize="small")
         fig.tight_layout()
-        path = folder / f"{figure.name}.{fmt}"
-        metadata = {"Date": None} if fmt == "svg" else {"Software": None}
-        fig.savefig(path, metadata=metadata)
+        written.append(_save(fig, folder / f"{figure.name}.{fmt}", fmt))
         plt.close(fig)
-        written.append(path)
     return written
+
+
+def _bars(ax: Any, chart: BarChart) -> None:
+    """Grouped vertical bars, one group per category."""
+    width = 0.8 / max(len(chart.series), 1)
+    for s, name in enumerate(chart.series):
+        offsets = [
+            c + (s - (len(chart.series) - 1) / 2) * width for c in range(len(chart.categories))
+        ]
+        ax.bar(offsets, chart.values[s], width=width, label=name)
+    ax.set_xticks(range(len(chart.categories)), chart.categories, rotation=90, fontsize="small")
+    ax.set_title(chart.title)
+    ax.set_ylabel(chart.value_label)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
+
+
+def _save(fig: Any, path: Path, fmt: str) -> Path:
+    """Write without the time of day, so the same figure gives the same bytes."""
+    metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+    fig.savefig(path, metadata=metadata)
+    return path

@@ -86,3 +86,44 @@ def test_compare_recorded_needs_recorded_waits():
     )  # fmt: skip
     assert done.returncode == 1
     assert "nothing to rank against: the log records no waits" in done.stderr
+
+
+def test_plot_draws_recorded_against_simulated(log, tmp_path):
+    result, jobs = tmp_path / "r.json", tmp_path / "j.csv"
+    args = ("--workload", log, "--backfill", "easy", "--out", str(result), "--jobs-out", str(jobs))
+    assert meshsim("run", "--machine", "flat:4", *args, "-q").returncode == 0
+    done = meshsim("plot", str(result), "--jobs", str(jobs), "--terminal")
+    assert done.returncode == 0, done.stderr
+    assert "recorded against simulated wait: 3 jobs (2 with a wait under 1 s" in done.stdout
+    assert "2 without a recorded start not drawn" in done.stdout
+    assert "mean wait per queue, recorded and simulated" in done.stdout
+    assert "batch" in done.stdout and "debug" in done.stdout
+    bars = meshsim("plot", str(result), "--terminal")
+    assert "mean wait per queue" in bars.stdout and "recorded against" not in bars.stdout
+    no_jobs = meshsim("plot", str(result), "--kind", "recorded-scatter", "--terminal")
+    assert no_jobs.returncode == 1 and "needs the run's per-job CSV: --jobs FILE" in no_jobs.stderr
+
+
+def test_plot_files_of_a_run(log, tmp_path):
+    pytest.importorskip("matplotlib")
+    result, jobs = tmp_path / "r.json", tmp_path / "j.csv"
+    args = ("--workload", log, "--out", str(result), "--jobs-out", str(jobs), "-q")
+    assert meshsim("run", "--machine", "flat:4", *args).returncode == 0
+    done = meshsim("plot", str(result), "--jobs", str(jobs), "--format", "svg")
+    assert done.returncode == 0, done.stderr
+    names = sorted(p.name for p in (tmp_path / "figures").iterdir())
+    assert names == ["recorded-queues.svg", "recorded-vs-simulated-wait.svg"]
+
+
+def test_plot_says_why_a_result_has_nothing_to_draw(tmp_path):
+    result = tmp_path / "r.json"
+    args = ("--workload", str(require_trace(NASA)), "--out", str(result), "-q")
+    assert meshsim("run", "--machine", "flat:128", *args).returncode == 0
+    done = meshsim("plot", str(result), "--terminal")
+    assert done.returncode == 1
+    assert "no recorded schedule to draw: the log records no waits" in done.stderr
+    other = tmp_path / "x.json"
+    other.write_text("{}")
+    assert "not a result of meshsim run" in meshsim("plot", str(other)).stderr
+    other.write_text("{")
+    assert "x.json line 1: not JSON" in meshsim("plot", str(other)).stderr
