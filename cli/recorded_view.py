@@ -1,18 +1,18 @@
 """How the comparison with a log's recorded schedule prints: after ``meshsim run``'s summary (from
 the result JSON's ``recorded`` section and ``inputs.queue_mapping``) and as the ranking of
-``meshsim compare --recorded``. Waits are shown in hours, as in Wan et al.'s Table 5."""
+``meshsim compare --recorded``. Waits are shown in hours, as in Wan et al.'s Table 5. Rich is
+imported only when a table is printed (a quiet run never pays for it)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich import box
-from rich.table import Table
-
 from meshsim.cli.output import out
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from meshsim.engine.recorded_ranking import Ranked
 
 PRINTED_KINDS = ("partition", "queue", "size_class")
@@ -38,13 +38,7 @@ def print_recorded(section: Mapping[str, Any]) -> None:
         out.print(f"recorded schedule: no fit: {section['reason']}")
         _print_not_compared(section["not_compared"])
         return
-    table = Table(
-        title=f"recorded against simulated wait (hours, from {section['waits_from']})",
-        header_style="bold",
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        collapse_padding=True,
-    )
+    table = _table(f"recorded against simulated wait (hours, from {section['waits_from']})")
     table.add_column("jobs of")
     for name in FIT_COLUMNS:
         table.add_column(name, justify="right")
@@ -82,13 +76,7 @@ def fit_cells(fit: Mapping[str, Any]) -> list[str]:
 def print_ranking(ranked: Sequence[Ranked]) -> None:
     """``meshsim compare --recorded``: one row per configuration, smallest wait MAE first (the
     utilizations and every group's figures are in ``recorded.json`` and ``recorded.csv``)."""
-    table = Table(
-        title="configurations by how closely they reproduce the recorded waits (hours)",
-        header_style="bold",
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        collapse_padding=True,
-    )
+    table = _table("configurations by how closely they reproduce the recorded waits (hours)")
     table.add_column("#", justify="right")
     table.add_column("config")
     for name in FIT_COLUMNS:
@@ -98,6 +86,20 @@ def print_ranking(ranked: Sequence[Ranked]) -> None:
     out.print(table)
     for r in ranked:
         _print_not_compared(r.recorded["not_compared"], f"{r.config.name}: ")
+
+
+def _table(title: str) -> Table:
+    """A compact table (80 columns hold a fit's row); Rich is imported only when printing."""
+    from rich import box
+    from rich.table import Table
+
+    return Table(
+        title=title,
+        header_style="bold",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        collapse_padding=True,
+    )
 
 
 def _print_not_compared(counts: Mapping[str, int], prefix: str = "") -> None:

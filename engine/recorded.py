@@ -161,8 +161,7 @@ def compare_recorded(
     entered the replay. Cost: O(n log n) for n jobs, whatever the number of groups."""
     compared, counts = compared_jobs(jobs)
     counts = {"times_transformed": 0, **counts, "skipped_on_load": skipped}
-    recorded_wait, simulated_wait, offset = job_waits(jobs)
-    waits = (recorded_wait, simulated_wait, offset)
+    waits = _Compared.of(compared, *job_waits(jobs))
     by_kind = {kind: _group_fits(grouping, compared, waits) for kind, grouping in groups.items()}
     recorded_start = jobs.submit + jobs.recorded_wait
     simulated_end = (
@@ -170,7 +169,7 @@ def compare_recorded(
     )
     recorded_end = recorded_start + jobs.runtime
     return RecordedComparison(
-        overall=_fit(np.flatnonzero(compared), *waits, not_compared=int((~compared).sum())),
+        overall=_overall(compared, waits),
         groups=by_kind,
         not_compared=counts,
         recorded_utilization=_utilization(jobs, recorded_start, recorded_end, compared, nodes),
@@ -178,6 +177,12 @@ def compare_recorded(
             jobs, jobs.simulated_start, simulated_end, compared, nodes
         ),
     )
+
+
+def _overall(compared: np.ndarray, waits: _Compared) -> WaitFit:
+    """The fit of every job, as one group."""
+    fit = _fits(np.zeros(len(compared), dtype=np.int64), 1, compared, waits)[0]
+    return fit or WaitFit(0, None, None, None, None, None, None, dict.fromkeys(TOLERANCES))
 
 
 def compared_jobs(jobs: ReplayedJobs) -> tuple[np.ndarray, dict[str, int]]:
@@ -212,53 +217,101 @@ def job_waits(jobs: ReplayedJobs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return recorded_wait, simulated_wait, offset
 
 
-def _group_fits(
-    grouping: Grouping, compared: np.ndarray, waits: tuple[np.ndarray, ...]
-) -> dict[str, WaitFit]:
-    """One fit per label that has jobs, in the grouping's order: the jobs sorted by group once."""
-    order = np.argsort(grouping.codes, kind="stable")
-    bounds = np.searchsorted(grouping.codes[order], np.arange(len(grouping.labels) + 1))
-    fits = {}
-    for k, label in enumerate(grouping.labels):
-        rows = order[bounds[k] : bounds[k + 1]]
-        if len(rows):
-            mine = compared[rows]
-            fits[label] = _fit(rows[mine], *waits, not_compared=int((~mine).sum()))
+@dataclass(frozen=True)
+class _Compared:
+    """The compared jobs' recorded waits, simulated waits and start offsets, and the orders that
+    sort each sample of waits (computed once for every grouping)."""
+
+    recorded: np.ndarray
+    simulated: np.ndarray
+    offset: np.ndarray
+    by_recorded: np.ndarray
+    by_simulated: np.ndarray
+
+    @classmethod
+    def of(
+        cls, compared: np.ndarray, recorded: np.ndarray, simulated: np.ndarray, offset: np.ndarray
+    ) -> _Compared:
+        r, s = recorded[compared], simulated[compared]
+        return cls(r, s, offset[compared], np.argsort(r), np.argsort(s))
+
+
+def _group_fits(grouping: Grouping, compared: np.ndarray, waits: _Compared) -> dict[str, WaitFit]:
+    """One fit per label that has jobs, in the grouping's order."""
+    fits = _fits(grouping.codes, len(grouping.labels), compared, waits)
+    return {label: fit for label, fit in zip(grouping.labels, fits, strict=True) if fit}
+
+
+def _fits(
+    codes: np.ndarray, groups: int, compared: np.ndarray, waits: _Compared
+) -> list[WaitFit | None]:
+    """The fit of every group ``0 ≤ code < groups`` at once (None for a group without jobs):
+    sums by ``np.bincount``, medians and extremes from one sort of the compared jobs by group
+    and value, so the cost does not grow with the number of groups. Pearson's r is computed from
+    deviations from each group's means (two passes, as ``np.corrcoef``); it is None for fewer
+    than two jobs or a sample whose values are all equal."""
+    r, s, d = waits.recorded, waits.simulated, waits.offset
+    c = codes[compared]
+    n = np.bincount(c, minlength=groups)
+    jobs_in = np.bincount(codes, minlength=groups)
+
+    def total(x: np.ndarray) -> np.ndarray:
+        return np.bincount(c, weights=x, minlength=groups)
+
+    safe = np.maximum(n, 1)
+    mean_r, mean_s = total(r) / safe, total(s) / safe
+    mae = total(np.abs(s - r)) / safe
+    dr, ds = r - mean_r[c], s - mean_s[c]
+    covariance, var_r, var_s = total(dr * ds), total(dr * dr), total(ds * ds)
+    within = {name: total((d <= limit).astype(float)) / safe for name, limit in TOLERANCES.items()}
+    first = np.concatenate(([0], np.cumsum(n)[:-1]))
+    med_r, const_r = _medians(c, r, waits.by_recorded, first, n)
+    med_s, const_s = _medians(c, s, waits.by_simulated, first, n)
+    fits: list[WaitFit | None] = []
+    for g in range(groups):
+        k = int(n[g])
+        not_compared = int(jobs_in[g]) - k
+        if jobs_in[g] == 0:
+            fits.append(None)
+        elif k == 0:
+            nothing = dict.fromkeys(TOLERANCES)
+            fits.append(WaitFit(0, None, None, None, None, None, None, nothing, not_compared))
+        else:
+            defined = k >= 2 and not const_r[g] and not const_s[g]
+            correlation = covariance[g] / np.sqrt(var_r[g] * var_s[g]) if defined else None
+            fits.append(
+                WaitFit(
+                    jobs=k,
+                    mean_recorded=float(mean_r[g]),
+                    mean_simulated=float(mean_s[g]),
+                    median_recorded=float(med_r[g]),
+                    median_simulated=float(med_s[g]),
+                    mae=float(mae[g]),
+                    correlation=None if correlation is None else float(correlation),
+                    within={name: float(share[g]) for name, share in within.items()},
+                    not_compared=not_compared,
+                )
+            )
     return fits
 
 
-def _fit(
-    rows: np.ndarray,
-    recorded: np.ndarray,
-    simulated: np.ndarray,
-    offset: np.ndarray,
-    *,
-    not_compared: int,
-) -> WaitFit:
-    r, s, d = recorded[rows], simulated[rows], offset[rows]
-    k = len(r)
-    if k == 0:
-        within = dict.fromkeys(TOLERANCES)
-        return WaitFit(0, None, None, None, None, None, None, within, not_compared)
-    return WaitFit(
-        jobs=k,
-        mean_recorded=float(r.mean()),
-        mean_simulated=float(s.mean()),
-        median_recorded=float(np.median(r)),
-        median_simulated=float(np.median(s)),
-        mae=float(np.abs(s - r).mean()),
-        correlation=_correlation(r, s),
-        within={name: float((d <= limit).mean()) for name, limit in TOLERANCES.items()},
-        not_compared=not_compared,
-    )
-
-
-def _correlation(a: np.ndarray, b: np.ndarray) -> float | None:
-    """Pearson's r of two samples; None when it is undefined (fewer than two values, or one
-    sample constant)."""
-    if len(a) < 2 or a.std() == 0 or b.std() == 0:
-        return None
-    return float(np.corrcoef(a, b)[0, 1])
+def _medians(
+    codes: np.ndarray, values: np.ndarray, by_value: np.ndarray, first: np.ndarray, n: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's median (the mean of the two middle values for an even count, as
+    ``np.median``) and whether all its values are equal. ``by_value`` sorts the values (once for
+    every grouping); a stable sort of it by group (a radix sort on small group codes) sorts them by
+    group and value."""
+    small = codes.astype(np.int16 if len(n) < 2**15 else np.int64)
+    ordered = values[by_value[np.argsort(small[by_value], kind="stable")]]
+    if len(ordered) == 0:
+        return np.zeros(len(n)), np.ones(len(n), dtype=bool)
+    last = len(ordered) - 1
+    low = np.minimum(first + (n - 1) // 2, last)
+    high = np.minimum(first + n // 2, last)
+    median = (ordered[low] + ordered[high]) / 2
+    constant = ordered[np.minimum(first, last)] == ordered[np.minimum(first + n - 1, last)]
+    return median, constant
 
 
 def _utilization(
