@@ -24,9 +24,13 @@ within 1 minute and 1 hour of their recorded start. Each group's jobs not compar
 result JSON; the summary prints the overall counts by reason."""
 
 
-def print_queue_mapping(mappings: Sequence[Mapping[str, Any]]) -> None:
-    """One line per trace queue placed in a machine queue of another name."""
-    for m in mappings:
+def print_loading(inputs: Mapping[str, Any]) -> None:
+    """What loading did to the workload (the result JSON's ``inputs.transforms``: load factor,
+    requeued or over-limit jobs, ...) and one line per trace queue placed in a machine queue of
+    another name (``inputs.queue_mapping``)."""
+    if inputs["transforms"]:
+        out.print(f"workload: {'; '.join(inputs['transforms'])}")
+    for m in inputs["queue_mapping"]:
         jobs = f"{m['jobs']:,} job" + ("" if m["jobs"] == 1 else "s")
         out.print(f"queue mapping: {m['trace_queue']} → {m['machine_queue']} ({m['rule']}, {jobs})")
 

@@ -12,7 +12,7 @@ import typer
 
 from meshsim.cli import options as opt
 from meshsim.cli.output import fail, interactive, out
-from meshsim.cli.recorded_view import print_queue_mapping, print_recorded
+from meshsim.cli.recorded_view import print_loading, print_recorded
 from meshsim.engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
 from meshsim.engine.outputs import (
     EventLogWriter,
@@ -349,7 +349,7 @@ def _print_summary(document: dict) -> None:
     if skipped:
         text = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in skipped.items())
         out.print(f"skipped jobs: {text}")
-    print_queue_mapping(inputs["queue_mapping"])
+    print_loading(inputs)
     print_recorded(document["recorded"])
 
 

@@ -127,3 +127,13 @@ def test_plot_says_why_a_result_has_nothing_to_draw(tmp_path):
     assert "not a result of meshsim run" in meshsim("plot", str(other)).stderr
     other.write_text("{")
     assert "x.json line 1: not JSON" in meshsim("plot", str(other)).stderr
+
+
+def test_a_run_with_changed_times_says_why_it_has_no_fit(log):
+    done = meshsim("run", "--machine", "flat:4", "--workload", log, "--load-factor", "2")
+    assert done.returncode == 0, done.stderr
+    assert "workload: load factor 2" in done.stdout
+    assert "recorded schedule: no fit: the run changed the log's times (load factor 2)" in (
+        done.stdout
+    )
+    assert "jobs not compared: 5 times transformed, 1 skipped on load" in done.stdout

@@ -6,6 +6,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+import meshsim
 from meshsim.engine.generators import load_workload
 from meshsim.engine.machines import load_machine
 from meshsim.engine.outputs import jobs_csv_columns
@@ -147,3 +148,9 @@ def _ran(workload: str, machine: str) -> Simulation:
     sim = prepare(RunOptions(machine=machine, workload=workload))
     sim.run()
     return sim
+
+
+def test_the_python_api_gives_the_recorded_section(log):
+    result = meshsim.run(machine="flat:4", workload=log, backfill="easy")
+    assert result.recorded["overall"]["jobs"] == 3
+    assert result.recorded["not_compared"]["skipped_on_load"] == 1
