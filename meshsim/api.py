@@ -95,9 +95,9 @@ def run(*, scenario: str | Path | None = None, **options: Any) -> RunResult:
     ``workload``, ``queue``, ``discipline``, ``backfill``, ``alloc``, ``window``, ``bound``,
     ``rotate``, ``migrate``, ``shape``, ``runtime_model``, ``pattern``, ``io_traffic``,
     ``io_share``, ``procs_per_unit``, ``load_factor``, ``runtime_scale``, ``seed``, ``lenient``,
-    ``requeue``, ``queue_map``); a file may be given as a ``pathlib.Path``. With ``scenario`` (a file the
-    console saved) the scenario supplies them all, as with ``meshsim run --scenario``. Bad input
-    raises :class:`MeshsimError`."""
+    ``requeue``, ``queue_map``); a file may be given as a ``pathlib.Path``. With ``scenario`` (a
+    file the console saved) the scenario supplies them all, as with ``meshsim run --scenario``.
+    Bad input raises :class:`MeshsimError`."""
     if scenario is not None:
         if options:
             name = sorted(options)[0]
