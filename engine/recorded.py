@@ -6,8 +6,9 @@ model of its scheduler can therefore be measured against the real schedule, job 
 
 **Per job.** The recorded start is submit + field 3. Where the workload also records when the job
 became eligible to run (holds and dependencies released: ``Workload.attrs["eligible"]``, on the
-submit times' clock), both waits are measured from ``max(submit, eligible)`` instead of the submit
-time, since holds and dependencies are not the scheduler's doing; a recorded start before that
+submit times' clock; ``nan`` where a job's is unknown), both waits are measured from
+``max(submit, eligible)`` instead of the submit time, since holds and dependencies are not the
+scheduler's doing; a recorded start before that
 origin counts as a wait of 0, and a replay that starts a job before it is eligible (one that does
 not model holds) shows a negative simulated wait, as it happened. The simulated wait is the
 simulated start minus the same origin. A job's start is *within* a tolerance when
@@ -209,7 +210,7 @@ def compared_jobs(jobs: ReplayedJobs) -> tuple[np.ndarray, dict[str, int]]:
 def job_waits(jobs: ReplayedJobs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per job: the recorded wait and the simulated wait, both from the eligible time where it
     is known, and ``|simulated start − recorded start|`` (module docstring)."""
-    origin = jobs.submit if jobs.eligible is None else np.maximum(jobs.submit, jobs.eligible)
+    origin = jobs.submit if jobs.eligible is None else np.fmax(jobs.submit, jobs.eligible)
     held = origin - jobs.submit
     recorded_wait = np.maximum(jobs.recorded_wait - held, 0.0)
     simulated_wait = jobs.simulated_start - origin

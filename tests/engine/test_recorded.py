@@ -120,3 +120,9 @@ def test_the_simulated_utilization_uses_the_simulated_runtimes():
     longer = ReplayedJobs(**{**two.__dict__, "simulated_end": np.array([100.0, 300.0])})
     assert compare_recorded(longer, 2, {}).simulated_utilization == pytest.approx(400 / 600)
     assert compare_recorded(longer, 2, {}).recorded_utilization == 1.0
+
+
+def test_an_unknown_eligible_time_measures_from_submit():
+    jobs = replayed([0, 0], [150, 150], [150, 150], eligible=[100, float("nan")])
+    fit = compare_recorded(jobs, 2, {"queue": Grouping.of(["a", "b"])}).groups["queue"]
+    assert (fit["a"].mean_recorded, fit["b"].mean_recorded) == (50.0, 150.0)
