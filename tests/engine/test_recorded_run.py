@@ -14,6 +14,7 @@ from meshsim.engine.policy import Policy
 from meshsim.engine.recorded_run import replay_fit
 from meshsim.engine.runcase import RunOptions, prepare, run_case
 from meshsim.engine.simulation import Simulation
+from meshsim.engine.workload import from_columns
 from tests.conftest import DATA, LUBLIN, NASA, require_trace
 
 LOG = """\
@@ -105,9 +106,12 @@ def test_the_nasa_log_and_lublins_model_record_no_waits():
 
 
 def test_a_generated_workload_records_no_schedule():
-    document = run_case(RunOptions(machine="mesh32")).document
-    assert document["recorded"]["compared"] is False
-    assert "generated" in document["recorded"]["reason"]
+    jobs = from_columns("gen", submit=np.zeros(3), runtime=np.ones(3), size=np.ones(3))
+    sim = Simulation(load_machine("flat:2"), jobs)
+    sim.run()
+    section = replay_fit(sim).as_dict()
+    assert section["compared"] is False and "generated" in section["reason"]
+    assert section["not_compared"]["no_recorded_wait"] == 3
 
 
 def test_interactive_jobs_rejected_on_arrival_are_counted(tmp_path):
