@@ -3,6 +3,7 @@ the same name, ``--queue-map NAME=QUEUE``, or the paper's naming rule q[f]<nodes
 placement under another name is reported with its jobs; over-limit jobs kept when the machine says
 so."""
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ from meshsim.engine.errors import MeshsimError
 from meshsim.engine.generators import load_workload
 from meshsim.engine.machines import load_machine
 from meshsim.engine.nqs.queue_map import parse_queue_map
+from meshsim.engine.swf import read_swf
 from tests.conftest import DATA, SHARED_TRACES, require_trace
 
 PARAGON_1996 = SHARED_TRACES / "SDSC-Par-1996-3.1-cln.swf.gz"
@@ -124,3 +126,24 @@ def test_over_limit_jobs_are_kept_when_the_machine_says_so(tmp_path):
     assert w.transforms == ("2 jobs over their queue's limits kept in their queue",)
     moved = load_workload(path, load_machine(str(keep)), requeue=True)
     assert moved.transforms == ("2 jobs requeued",)
+
+
+def test_the_1996_machine_is_the_one_its_log_describes():
+    """The header: 'MaxNodes: 400 (48 interactive, 352 batch, 6 service, 10 I/O)' and 34 queues;
+    the rule-named queues have the rule's node and time limits."""
+    header = read_swf(require_trace(PARAGON_1996)).header
+    assert header.get("MaxNodes") == "400 (48 interactive, 352 batch, 6 service, 10 I/O)"
+    machine = load_machine("paragon-sdsc-1996")
+    config = machine.extras["nqs"]
+    assert machine.nodes == 416 and config.interactive.nodes == 48
+    assert sum(s.rect.nodes for s in config.node_sets) == 352
+    assert {q.number: q.name for q in config.queues} == {
+        n: name.split()[0] for n, name in header.queues.items()
+    }
+    hours = {"t": 0.25, "s": 1, "m": 4, "l": 12}
+    for q in config.queues:
+        rule = re.fullmatch(r"q(f?)(\d+)([tsml])", q.name)
+        if rule:
+            assert q.max_nodes == int(rule.group(2))
+            assert q.time_limit_s == hours[rule.group(3)] * 3600
+    assert config.over_limit == "keep"
