@@ -76,7 +76,8 @@ COMMANDS = {
     ),
     "plot": Command(
         "plot",
-        "Draw metric vs. load per policy, utilization vs. slowdown, and wait CDFs by size class.",
+        "Draw metric vs. load per policy, utilization vs. slowdown, wait CDFs by size class, and "
+        "a run's recorded against simulated waits.",
     ),
 }
 """Each command of ``meshsim``, in the order ``--help`` lists them."""

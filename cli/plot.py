@@ -75,7 +75,8 @@ def plot(
     terminal: Annotated[bool, typer.Option(help="Draw in the terminal instead of files.")] = False,
     width: Annotated[int, typer.Option(help="Terminal plot width in characters.")] = 78,
 ) -> None:
-    """Draw metric vs. load per policy, utilization vs. slowdown, and wait CDFs by size class."""
+    """Draw metric vs. load per policy, utilization vs. slowdown, wait CDFs by size class, and a
+    run's recorded against simulated waits."""
     single = results.is_file()
     valid = RECORDED_KINDS if single else KINDS
     for k in kind or ():

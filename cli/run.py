@@ -152,7 +152,7 @@ def run(
             metavar="NAME=QUEUE",
             help="Run the jobs of the trace's queue NAME in the machine's NQS queue QUEUE "
             "(repeatable). Other queues go to the machine queue of the same name, or by the "
-            "q[f]<nodes><s|m|l> naming rule; never by number.",
+            "q\\[f]<nodes><s|m|l> naming rule; never by number.",
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
