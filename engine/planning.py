@@ -60,8 +60,8 @@ class Releases:
 Shadow = tuple[float, int, int]
 """EASY's view of a node-count planner with one reservation (DESIGN.md, "Scheduling"), as ``(time,
 free, extra)``: the head's reserved start ``time`` (``inf`` if it can never fit), the nodes ``free``
-now for backfilling (free now plus those of jobs past their estimate, minus the head's when it is
-reserved for now) and the ``extra`` nodes left over at the shadow time.
+now for jobs that end by the shadow time (free now plus those of jobs past their estimate) and the
+``extra`` nodes left over at the shadow time for jobs that run across it.
 
 A plain tuple: EASY makes one in most of its passes, and a named tuple's constructor (a Python-level
 ``__new__``) costs about ten times as much to call as building the tuple."""
@@ -138,7 +138,8 @@ def count_shadow(
     nodes)`` sorted by time, as :class:`Releases` holds them; ``total`` is the sum of their nodes
     when the caller keeps it): the shadow time is the first release time (now for jobs past their
     estimate) at which enough nodes are free, and the extra nodes are those free then beyond the
-    head's size (see :data:`Shadow`). No planner is built.
+    head's size (see :data:`Shadow`; when the head is reserved for now, the jobs that end by then
+    are the zero-length ones, and they do not meet it). No planner is built.
 
     A blocked head usually needs most of the running jobs' nodes, so the shadow is found walking
     back from the last release (all nodes free) to the first release at which enough are: O(releases
@@ -151,8 +152,8 @@ def count_shadow(
             k0 += 1
     need = size - free_now
     if at_now >= need:
-        free = free_now + at_now - size
-        return (now, free, free)
+        free = free_now + at_now
+        return (now, free, free - size)
     if total is None:
         total = sum([entry[2] for entry in entries])
     if total < need:

@@ -3,9 +3,11 @@
 - ``none``: nothing beyond the discipline.
 - ``easy`` (one reservation, Lifka's EASY as specified in issue 2): the blocked head reserves its
   earliest slot computed from the running jobs' expected ends (start + estimate, or now if that has
-  passed); every later job, in priority order, starts now if it fits now and starting it keeps the
-  head's reservation feasible. On a flat machine this is exactly the shadow-time rule: the job ends
-  by the shadow time or uses no more than the extra nodes, which it then consumes.
+  passed); every later job, in priority order, starts now if it fits now and either ends by the
+  shadow time (now + estimate ≤ shadow time) or uses no more than the extra nodes, which it then
+  consumes. On a topology-aware planner, "uses no more than the extra nodes" is "touches no cell of
+  the head's reservation while it runs", and a zero-length job, which ends by any shadow time,
+  starts wherever it fits now.
 - ``conservative`` (reservations for all, Mu'alem & Feitelson): every waiting job holds a
   reservation made in priority order when it first waits; a job starts when its reservation comes
   due (a reservation just after a zero-length job, at the next representable time, is due at the
@@ -188,7 +190,9 @@ class EasyBackfill(Backfill):
         self, ctx: PassContext, planner: Planner, first: Job, hopeful: Iterable[Job]
     ) -> None:
         """Reserve the head's earliest slot in ``planner`` and start every hopeful job the planner
-        admits now around it (topology-aware planners, and pairing allocators)."""
+        admits now around it (topology-aware planners, and pairing allocators). A zero-length job
+        ends by the shadow time, so it starts wherever it fits now: the planner, whose zero-length
+        occupation holds the instant it starts, would refuse it beside a head reserved for now."""
         allocator = ctx.allocator
         started = ctx.started
         slot = self._slot = planner.earliest(first, first.estimate)
@@ -199,7 +203,10 @@ class EasyBackfill(Backfill):
             for job in hopeful:
                 if job.index in started or allocator.free_nodes < job.size:
                     continue
-                placement = planner.fit_now(job, job.estimate, allocator.find)
+                if job.estimate == 0:  # it ends by the shadow time, even one that is now
+                    placement = allocator.find(job)
+                else:
+                    placement = planner.fit_now(job, job.estimate, allocator.find)
                 if placement is not None:
                     planner.start(job, placement, job.estimate)
                     ctx.start(job, placement)
@@ -220,10 +227,11 @@ class EasyBackfill(Backfill):
         when it runs across the shadow time, in the extra nodes, which it then consumes. What is
         left becomes ``_left`` when a job starts.
 
-        A job runs across the shadow time when ``now < shadow < now + estimate``; for a zero-length
-        job no time lies strictly between ``now`` and :func:`span_end`, so this is the planner's
-        rule without computing the span. The allocator never pairs jobs here (a node-count shadow is
-        only taken without pairing), so a start is the engine's start and its record in
+        A job runs across the shadow time when ``shadow < now + estimate``, so a job that ends by it
+        (``now + estimate <= shadow``) needs only the free nodes: a zero-length job too when the
+        head is reserved for now (the documented rule; the planner's zero-length occupation, which
+        holds the instant now, would refuse it). The allocator never pairs jobs here (a node-count
+        shadow is only taken without pairing), so a start is the engine's start and its record in
         ``ctx.started``."""
         now = ctx.now
         when, free, extra = shadow
@@ -233,7 +241,6 @@ class EasyBackfill(Backfill):
         started = ctx.started
         idle = allocator.free_nodes
         smallest = ctx.smallest
-        later = now < when  # a job may run across the shadow time
         bound = idle if idle < free else free
         changed = False
         for p in positions:
@@ -241,7 +248,7 @@ class EasyBackfill(Backfill):
             if size > bound:
                 continue
             job = jobs[p]
-            across = later and when < now + job.estimate
+            across = when < now + job.estimate
             if (across and size > extra) or job.index in started:
                 continue
             placement = find(job)
