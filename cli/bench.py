@@ -10,9 +10,9 @@ import typer
 from rich.table import Table
 
 from meshsim.cli.output import out
-from meshsim.engine.bench import SCENARIOS, Scenario, run_child
 from meshsim.engine.benchpage import Measurement, render, this_host
-from meshsim.engine.registry import Registry
+from meshsim.engine.core.registry import Registry
+from meshsim.engine.tools.bench import SCENARIOS, Scenario, run_child
 from meshsim.engine.writing import Target, check_targets, write_file
 
 

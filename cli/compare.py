@@ -14,15 +14,15 @@ from rich.table import Table
 from meshsim.cli import interrupts
 from meshsim.cli import options as opt
 from meshsim.cli.output import out
-from meshsim.engine.compare import METRICS, PRESETS, Config, compare, gains
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.generators import load_workload
+from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.logs.options import LogOptions
-from meshsim.engine.machines import load_machine
-from meshsim.engine.outputs import dumps
-from meshsim.engine.runcase import DEFAULT_MACHINE, RunOptions, input_files
+from meshsim.engine.tools.compare import METRICS, PRESETS, Config, compare, gains
+from meshsim.engine.tools.outputs import dumps
+from meshsim.engine.tools.runcase import DEFAULT_MACHINE, RunOptions, input_files
+from meshsim.engine.topology.machines import load_machine
 from meshsim.engine.validation.options import COMPARE, check_options, run_option_rule
 from meshsim.engine.validation.rules import check_value
+from meshsim.engine.workloads.generators import load_workload
 from meshsim.engine.writing import Batch, Target, check_targets
 
 KEYS = {"queue", "discipline", "backfill", "alloc", "window", "bound", "rotate", "migrate"}

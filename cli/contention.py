@@ -2,7 +2,7 @@
 
 Reproduces Tables 5 and 6 and Fig. 37 from the command line, e.g. ``meshsim contention --mesh 16
 --layout block-corner --size 16 --io-nodes 16 --traffic write``. Bad input raises
-:class:`~meshsim.engine.errors.MeshsimError`, which the entry point prints as one line."""
+:class:`~meshsim.engine.core.errors.MeshsimError`, which the entry point prints as one line."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from meshsim.cli import interrupts
-from meshsim.engine.contention.layouts import (
+from meshsim.engine.families.contention.layouts import (
     LAYOUTS,
     TRAFFIC_KINDS,
     analyze_layout,

@@ -6,18 +6,18 @@ import typer
 from rich.table import Table
 
 from meshsim.cli.output import out
-from meshsim.engine.actions import ACTIONS
-from meshsim.engine.allocation import ALLOCATORS
-from meshsim.engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
-from meshsim.engine.generators import GENERATORS
+from meshsim.engine.allocation.allocator import ALLOCATORS
+from meshsim.engine.families.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
+from meshsim.engine.kernel.actions import ACTIONS
+from meshsim.engine.kernel.reports import REPORTS
+from meshsim.engine.kernel.runtime_models import RUNTIME_MODELS
 from meshsim.engine.logs.formats import LOG_FORMATS, SWF
-from meshsim.engine.machines import TOPOLOGIES, bundled_machines
-from meshsim.engine.reports import REPORTS
-from meshsim.engine.runtime_models import RUNTIME_MODELS
 from meshsim.engine.scheduling.backfill import BACKFILLS
 from meshsim.engine.scheduling.disciplines import DISCIPLINES
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS
-from meshsim.engine.shapes import SHAPE_RULES
+from meshsim.engine.topology.machines import TOPOLOGIES, bundled_machines
+from meshsim.engine.workloads.generators import GENERATORS
+from meshsim.engine.workloads.shapes import SHAPE_RULES
 
 
 def register(app: typer.Typer) -> None:

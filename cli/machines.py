@@ -9,10 +9,9 @@ import typer
 from rich.table import Table
 
 from meshsim.cli.output import error_line, out
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.generators import check_workload_file
-from meshsim.engine.machines import bundled_machines, load_machine
-from meshsim.engine.pictures import PICTURES
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.topology.machines import bundled_machines, load_machine
+from meshsim.engine.workloads.generators import check_workload_file
 
 machines_app = typer.Typer(
     help="List, show and validate machine definitions.", no_args_is_help=True
@@ -57,14 +56,13 @@ def show(
         out.print(
             "size classes: " + ", ".join(f"{c.label} ({c.low}-{c.high})" for c in m.size_classes)
         )
-    for line in PICTURES.get(m.topology)(m):
+    for line in m.spec.picture():
         out.print(line, highlight=False, markup=False)
     if partitions:
-        if m.topology != "partitions":
+        menu_summary = getattr(m.spec, "menu_summary", None)
+        if menu_summary is None:
             raise MeshsimError(f"machine '{m.name}' has no partition menu (topology {m.topology})")
-        from meshsim.engine.partitions.pictures import menu_summary
-
-        for line in menu_summary(m):
+        for line in menu_summary():
             out.print(line, highlight=False, markup=False)
 
 

@@ -26,7 +26,7 @@ import typer
 from meshsim import __version__
 from meshsim.cli import interrupts
 from meshsim.cli.output import err, error_line
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.core.errors import MeshsimError
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ def _group(
 ) -> None:
     """Job scheduling and processor allocation on mesh- and torus-connected supercomputers."""
     if traces:
-        from meshsim.engine.tracepath import add_trace_dirs
+        from meshsim.engine.workloads.tracepath import add_trace_dirs
 
         add_trace_dirs(traces)
 

@@ -9,15 +9,15 @@ from typing import Annotated
 
 import typer
 
-from meshsim.engine.allocation import ALLOCATORS
-from meshsim.engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
+from meshsim.engine.allocation.allocator import ALLOCATORS
+from meshsim.engine.families.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
+from meshsim.engine.kernel.runtime_models import RUNTIME_MODELS
 from meshsim.engine.logs.formats import format_names
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.runtime_models import RUNTIME_MODELS
 from meshsim.engine.scheduling.backfill import BACKFILLS
 from meshsim.engine.scheduling.disciplines import DISCIPLINES
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS
-from meshsim.engine.shapes import SHAPE_RULES
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.workloads.shapes import SHAPE_RULES
 
 POLICY_PANEL = "Policy"
 
@@ -180,5 +180,5 @@ Requeue = Annotated[
 def run_options(**values: object) -> RunOptions:
     """The :class:`RunOptions` of a command that takes every simulation option (``run`` and
     ``tui`` share this one definition); their values are checked where every run's are
-    (:func:`meshsim.engine.runcase.load_inputs`)."""
+    (:func:`meshsim.engine.tools.runcase.load_inputs`)."""
     return RunOptions(**values)  # type: ignore[arg-type]

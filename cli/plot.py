@@ -10,17 +10,17 @@ from typing import Annotated, Any
 import typer
 
 from meshsim.cli.output import err, fail, out
-from meshsim.engine.experiments.figures import (
+from meshsim.engine.tools.experiments.figures import (
     Figure,
     load_key,
     metric_vs_load,
     utilization_vs_slowdown,
     wait_cdfs,
 )
-from meshsim.engine.experiments.store import ResultStore
-from meshsim.engine.experiments.summaries import config_keys
-from meshsim.engine.experiments.tables import UNREADABLE, load_rows
-from meshsim.engine.experiments.textplot import render
+from meshsim.engine.tools.experiments.store import ResultStore
+from meshsim.engine.tools.experiments.summaries import config_keys
+from meshsim.engine.tools.experiments.tables import UNREADABLE, load_rows
+from meshsim.engine.tools.experiments.textplot import render
 from meshsim.engine.validation.options import PLOT, check_options
 from meshsim.engine.writing import Batch, Target, check_targets
 

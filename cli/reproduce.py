@@ -16,18 +16,18 @@ from rich.table import Table
 
 from meshsim.cli.output import err, fail, out
 from meshsim.cli.sweep import command_schema, finish, run_with_progress
-from meshsim.engine.experiments.availability import Need, case_needs
-from meshsim.engine.experiments.executors import make_executor
-from meshsim.engine.experiments.reproduce import (
+from meshsim.engine.tools.experiments.availability import Need, case_needs
+from meshsim.engine.tools.experiments.executors import make_executor
+from meshsim.engine.tools.experiments.reproduce import (
     Comparison,
     Experiment,
     evaluate,
     experiment_names,
     load_experiment,
 )
-from meshsim.engine.experiments.spec import CaseValues, expand
-from meshsim.engine.experiments.store import ResultStore, check_results_folder
-from meshsim.engine.experiments.tables import load_rows
+from meshsim.engine.tools.experiments.spec import CaseValues, expand
+from meshsim.engine.tools.experiments.store import ResultStore, check_results_folder
+from meshsim.engine.tools.experiments.tables import load_rows
 from meshsim.engine.validation.options import WORKERS, check_options
 
 RESULTS_ROOT = Path("meshsim-results")

@@ -13,20 +13,20 @@ import typer
 from meshsim.cli import interrupts
 from meshsim.cli import options as opt
 from meshsim.cli.output import fail, interactive, out
+from meshsim.engine.kernel.reports import REPORTS, ReportTable, csv_text
+from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.logs.reasons import RECORD_REASONS
-from meshsim.engine.outputs import EventLogWriter, dumps, jobs_csv_text, schedule_swf
-from meshsim.engine.reports import REPORTS, ReportTable, csv_text
-from meshsim.engine.runcase import (
+from meshsim.engine.tools.outputs import EventLogWriter, dumps, jobs_csv_text, schedule_swf
+from meshsim.engine.tools.runcase import (
     DEFAULT_MACHINE,
     RunOptions,
     case_document,
     input_files,
     prepare,
 )
-from meshsim.engine.scenario import load_scenario, scenario_document
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.swf import swf_bytes
+from meshsim.engine.tools.scenario import load_scenario, scenario_document
 from meshsim.engine.validation.options import RUN_OUTPUTS, check_options, flag
+from meshsim.engine.workloads.swf import swf_bytes
 from meshsim.engine.writing import Batch, Target, check_targets
 
 POLICY_PANEL = opt.POLICY_PANEL
@@ -216,7 +216,8 @@ def _where(running: list[Simulation]) -> str:
     sim = running[0]
     return (
         f"at event {sim.events:,}, simulated time {sim.now:,.0f} s "
-        f"({sim.stats.arrivals:,} of {len(sim.workload):,} jobs arrived); no output was written"
+        f"({sim.state.stats.arrivals:,} of {len(sim.workload):,} jobs arrived); "
+        "no output was written"
     )
 
 

@@ -22,14 +22,20 @@ from rich.table import Table
 
 from meshsim.cli import interrupts
 from meshsim.cli.output import err, fail, interactive, out
-from meshsim.engine.experiments.executors import make_executor
-from meshsim.engine.experiments.options import OptionSchema, OptionSpec
-from meshsim.engine.experiments.spec import SweepSpec, check_baseline, load_spec
-from meshsim.engine.experiments.stats import Estimate, aggregate, fraction_above, gains, mean_ci
-from meshsim.engine.experiments.store import ResultStore, check_results_folder
-from meshsim.engine.experiments.summaries import config_keys
-from meshsim.engine.experiments.sweep import SweepProgress, SweepReport, run_sweep
-from meshsim.engine.experiments.tables import CaseRow, load_rows
+from meshsim.engine.tools.experiments.executors import make_executor
+from meshsim.engine.tools.experiments.options import OptionSchema, OptionSpec
+from meshsim.engine.tools.experiments.spec import SweepSpec, check_baseline, load_spec
+from meshsim.engine.tools.experiments.stats import (
+    Estimate,
+    aggregate,
+    fraction_above,
+    gains,
+    mean_ci,
+)
+from meshsim.engine.tools.experiments.store import ResultStore, check_results_folder
+from meshsim.engine.tools.experiments.summaries import config_keys
+from meshsim.engine.tools.experiments.sweep import SweepProgress, SweepReport, run_sweep
+from meshsim.engine.tools.experiments.tables import CaseRow, load_rows
 from meshsim.engine.validation.options import WORKERS, check_options
 
 OUTPUT_PANEL = "Outputs"

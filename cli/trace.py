@@ -13,11 +13,12 @@ from rich.table import Table
 from meshsim.cli import interrupts
 from meshsim.cli import options as opt
 from meshsim.cli.output import out
-from meshsim.engine import fetch, traceconvert
 from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.logs.trace import LogTrace, origin_csv, origin_path, read_trace
-from meshsim.engine.swf import parse_header
-from meshsim.engine.traceinfo import trace_info
+from meshsim.engine.tools import traceconvert
+from meshsim.engine.tools.traceinfo import trace_info
+from meshsim.engine.workloads import fetch
+from meshsim.engine.workloads.swf import parse_header
 from meshsim.engine.writing import Batch, Target, check_targets
 
 trace_app = typer.Typer(

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from meshsim.cli import options as opt
-from meshsim.engine.runcase import DEFAULT_MACHINE, check_inputs
+from meshsim.engine.tools.runcase import DEFAULT_MACHINE, check_inputs
 
 
 def register(app: typer.Typer) -> None:
@@ -59,7 +59,7 @@ def tui(
     """Open the operator console: step or run the simulation live, inspect, act, fork, compare. It
     takes every simulation option `meshsim run` takes; a scenario reopens at the event where it was
     saved."""
-    from meshsim.engine.scenario import load_scenario
+    from meshsim.engine.tools.scenario import load_scenario
 
     options = opt.run_options(
         machine=machine,

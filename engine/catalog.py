@@ -1,36 +1,46 @@
-"""Imports every module that registers something, so every registry is complete.
+"""Every module that registers something (a plug-in), in the order they register: the registries
+then list every topology, allocator, queue order, discipline, backfilling policy, action, recorder
+and workload generator by the names the CLI accepts, in the order the docs list them.
 
-Front ends import this once; the registries then list every topology, allocator, queue order,
-discipline, backfilling policy, action and workload generator by the names the CLI accepts."""
+The first lookup of any registry imports this module by name
+(:func:`meshsim.engine.core.registry.fill_registries`); front ends may import it once up front."""
 
-import meshsim.engine.actions
-import meshsim.engine.allocators.contiguous
-import meshsim.engine.allocators.flat
-import meshsim.engine.allocators.m2db
-import meshsim.engine.allocators.mbs
-import meshsim.engine.allocators.mc
-import meshsim.engine.allocators.paging
-import meshsim.engine.allocators.plas
-import meshsim.engine.allocators.random_nodes
-import meshsim.engine.contention.dynamic
-import meshsim.engine.contention.io
-import meshsim.engine.contention.workload
-import meshsim.engine.grid
-import meshsim.engine.logs.formats
-import meshsim.engine.nqs.allocator
-import meshsim.engine.nqs.config
-import meshsim.engine.nqs.policy
-import meshsim.engine.nqs.queues
-import meshsim.engine.nqs.report
-import meshsim.engine.nqs.workload
-import meshsim.engine.partitions.allocator
-import meshsim.engine.partitions.machine
-import meshsim.engine.partitions.pictures
-import meshsim.engine.partitions.recorded
-import meshsim.engine.partitions.workload
-import meshsim.engine.scheduling.backfill
-import meshsim.engine.scheduling.disciplines
-import meshsim.engine.scheduling.orders
-import meshsim.engine.shapes
-import meshsim.engine.workloads.mesh_sides
-import meshsim.engine.workloads.synthetic_flat  # noqa: F401
+from importlib import import_module
+
+PLUGINS = (
+    "meshsim.engine.kernel.actions",
+    "meshsim.engine.allocation.contiguous",
+    "meshsim.engine.allocation.flat",
+    "meshsim.engine.allocation.m2db",
+    "meshsim.engine.allocation.mbs",
+    "meshsim.engine.allocation.mc",
+    "meshsim.engine.allocation.paging",
+    "meshsim.engine.families.contention.plas",
+    "meshsim.engine.allocation.random_nodes",
+    "meshsim.engine.families.contention.dynamic",
+    "meshsim.engine.families.contention.io",
+    "meshsim.engine.families.contention.observer",
+    "meshsim.engine.families.contention.workload",
+    "meshsim.engine.topology.grid",
+    "meshsim.engine.logs.formats",
+    "meshsim.engine.families.nqs.allocator",
+    "meshsim.engine.families.nqs.config",
+    "meshsim.engine.families.nqs.policy",
+    "meshsim.engine.families.nqs.queues",
+    "meshsim.engine.families.nqs.report",
+    "meshsim.engine.families.nqs.workload",
+    "meshsim.engine.families.partitions.allocator",
+    "meshsim.engine.families.partitions.machine",
+    "meshsim.engine.families.partitions.recorded",
+    "meshsim.engine.families.partitions.workload",
+    "meshsim.engine.scheduling.backfill",
+    "meshsim.engine.scheduling.disciplines",
+    "meshsim.engine.scheduling.orders",
+    "meshsim.engine.workloads.shapes",
+    "meshsim.engine.workloads.mesh_sides",
+    "meshsim.engine.workloads.synthetic_flat",
+)
+"""The plug-in modules, in registration order."""
+
+for _name in PLUGINS:
+    import_module(_name)

@@ -15,8 +15,8 @@ at most that tolerance (:data:`TOLERANCES`: 1 minute and 1 hour).
 median of both waits, the mean absolute error of the wait (MAE), Pearson's correlation of the
 two waits (``None`` for fewer than two jobs or a constant wait), and the share of jobs within each
 tolerance. Overall, the utilization of the compared jobs under both schedules, by the formula of
-:func:`meshsim.engine.metrics.summary` (work over ``N × T``, ``T`` from the first submit to the
-last end).
+:func:`meshsim.engine.kernel.metrics.summary` (work over ``N × T``, ``T`` from the first submit to
+the last end).
 
 **Jobs not compared** are counted by reason (:data:`NOT_COMPARED`), never dropped silently:
 ``no_recorded_wait`` (field 3 is −1, as in every record of the NASA iPSC/860 log and of

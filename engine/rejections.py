@@ -1,7 +1,7 @@
 """Operator actions that could not apply, and why: the ``rejected_actions`` of the result JSON.
 
 A scenario's actions are checked against the machine and the workload when the file is loaded
-(:mod:`meshsim.engine.validation.scenario_checks`), so an unknown unit, job or policy never gets
+(:mod:`meshsim.engine.tools.scenario_checks`), so an unknown unit, job or policy never gets
 this far. What remains can only be known when an action's turn comes — its job has ended, its unit
 is already down — and such an action is not dropped: it stays in the run's action log (so a replay
 meets it again at the same point), the event log says it failed, and the result lists it with one
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.core.errors import MeshsimError
 
 REASONS = {
     "job_unknown": "no job has the action's number",

@@ -30,7 +30,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.core.errors import MeshsimError
 
 TEMP_SUFFIX = ".part"
 """The suffix of temporary files; a sweep removes leftovers (a killed process leaves one)."""

@@ -1,2 +1,2 @@
 """Machine definitions, one TOML file each; read them with
-:func:`meshsim.engine.machines.load_machine`."""
+:func:`meshsim.engine.topology.machines.load_machine`."""

@@ -30,14 +30,14 @@ _LAZY = {
     "run": "meshsim.api",
     "start": "meshsim.api",
     "RunResult": "meshsim.api",
-    "Session": "meshsim.engine.session",
-    "MeshsimError": "meshsim.engine.errors",
+    "Session": "meshsim.engine.tools.session",
+    "MeshsimError": "meshsim.engine.core.errors",
 }
 
 if TYPE_CHECKING:
     from meshsim.api import RunResult, run, start
-    from meshsim.engine.errors import MeshsimError
-    from meshsim.engine.session import Session
+    from meshsim.engine.core.errors import MeshsimError
+    from meshsim.engine.tools.session import Session
 
 
 def __getattr__(name: str) -> Any:

@@ -1,9 +1,9 @@
 """meshsim as a Python library: :func:`run` for one headless run, :func:`start` for a
-:class:`~meshsim.engine.session.Session` a script steps through.
+:class:`~meshsim.engine.tools.session.Session` a script steps through.
 
 :func:`run` is ``meshsim run`` without printing: it takes the command's simulation options as
 keywords (``procs_per_unit`` for ``--procs-per-unit``), with the same defaults, the same checks and
-the same error messages (a :class:`~meshsim.engine.errors.MeshsimError`), and its
+the same error messages (a :class:`~meshsim.engine.core.errors.MeshsimError`), and its
 :attr:`RunResult.metrics` are the ``metrics`` of the result JSON the command writes for the same
 inputs, value for value. An undefined metric (a mean over no job, say) is ``None``, as it is
 ``null`` in the JSON.
@@ -21,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.outputs import JOB_COLUMNS, dumps
-from meshsim.engine.runcase import RunOptions, case_document, prepare
-from meshsim.engine.scenario import load_scenario, scenario_document
-from meshsim.engine.session import Session
-from meshsim.engine.simulation import Simulation
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.tools.outputs import JOB_COLUMNS, dumps
+from meshsim.engine.tools.runcase import RunOptions, case_document, prepare
+from meshsim.engine.tools.scenario import load_scenario, scenario_document
+from meshsim.engine.tools.session import Session
 
 JOB_DTYPE = np.dtype(
     [
@@ -108,7 +108,7 @@ def run(*, scenario: str | Path | None = None, **options: Any) -> RunResult:
 
 
 def start(*, scenario: str | Path | None = None, **options: Any) -> Session:
-    """A :class:`~meshsim.engine.session.Session` at event 0 (or, with ``scenario``, where the
+    """A :class:`~meshsim.engine.tools.session.Session` at event 0 (or, with ``scenario``, where the
     console saved it), for scripts that want the console's control: ``step(n)``, ``peek()``,
     ``goto_time(t)``, ``snapshot()``, ``apply(action)``, ``undo()``, ``fork()``, ``back(n)``.
     ``options`` are those of :func:`run`."""

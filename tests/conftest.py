@@ -2,7 +2,7 @@
 
 The real traces in ``../shared/traces`` are put on meshsim's trace search path
 (``MESHSIM_TRACES``) for the tests and every process they start; shipped code never looks there
-by itself (:mod:`meshsim.engine.tracepath`).
+by itself (:mod:`meshsim.engine.workloads.tracepath`).
 """
 
 import os

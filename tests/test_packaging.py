@@ -65,8 +65,8 @@ def test_the_package_list_is_the_packages_on_disk():
 def test_registries_fill_on_first_use(tmp_path):
     """A plain script needs no side-effect import before asking a registry."""
     code = (
-        "from meshsim.engine.machines import load_machine\n"
-        "from meshsim.engine.allocation import ALLOCATORS\n"
+        "from meshsim.engine.topology.machines import load_machine\n"
+        "from meshsim.engine.allocation.allocator import ALLOCATORS\n"
         "print(load_machine('mesh32').name, 'mbs' in ALLOCATORS)\n"
     )
     assert python(code, cwd=tmp_path).split() == ["mesh32", "True"]

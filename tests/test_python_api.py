@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import meshsim
-from meshsim.engine.runcase import RunOptions, run_case
+from meshsim.engine.tools.runcase import RunOptions, run_case
 from tests.conftest import DATA, ROOT
 
 PAGE = ROOT / "docs" / "python-api.md"

@@ -1,7 +1,7 @@
 """The meshsim operator console (``meshsim tui``).
 
 One engine process alone drives the simulation (:class:`~meshsim.tui.driver.Driver` in
-:mod:`meshsim.tui.engine_process`); the UI sends it picklable commands (:mod:`meshsim.tui.tasks`)
+:mod:`meshsim.tui.engine_process`); the UI sends it declared requests (:mod:`meshsim.tui.requests`)
 and renders the immutable frames it publishes (DESIGN.md, "Console"; style anchors §1.4 and §1.7).
 Every key and command-palette entry is an action below; actions that change the run go into the
 session's action log, so a saved scenario replays to the same results."""
@@ -22,14 +22,31 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import TabbedContent, TabPane
 
-from meshsim.engine.actions import Action, Cancel, Hold, ReleaseHold, SetPolicy, Submit
-from meshsim.engine.bundled import bundled_file
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import Session
-from meshsim.tui import commands, tasks
-from meshsim.tui.driver import DEFAULT_SPEED, Command, Frame, Live
+from meshsim.engine.core.bundled import bundled_file
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.kernel.actions import Action, Cancel, Hold, ReleaseHold, SetPolicy, Submit
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.tui import commands
+from meshsim.tui.driver import DEFAULT_SPEED, Frame
 from meshsim.tui.engine_process import EngineProcess, Opening
+from meshsim.tui.requests import (
+    Act,
+    Back,
+    Export,
+    GoLater,
+    GoToEvent,
+    GoToTime,
+    InspectJob,
+    InspectUnit,
+    Live,
+    Request,
+    ReserveBlock,
+    Save,
+    Step,
+    StepToStart,
+    Undo,
+    WhatIf,
+)
 from meshsim.tui.screens.confirm import ConfirmScreen
 from meshsim.tui.widgets.event_log import EventLog
 from meshsim.tui.widgets.footer import ConsoleFooter
@@ -206,9 +223,9 @@ class MeshsimApp(App[None]):
         self._engine_ended = message.reason
         self.notify(message.reason, title="engine", severity="error", timeout=30)
 
-    def send(self, command: Command | Live, label: str = "") -> None:
+    def send(self, command: Request, label: str = "") -> None:
         """Queue work for the engine process (the UI never touches the session itself); a command
-        must pickle (:mod:`meshsim.tui.tasks`)."""
+        is a declared request (:mod:`meshsim.tui.requests`)."""
         try:
             if self._engine_ended is not None:
                 raise MeshsimError(f"{self._engine_ended}; quit with q")
@@ -269,7 +286,7 @@ class MeshsimApp(App[None]):
         elif frame.result is not None:
             if frame.label == "saved":
                 self._saved_actions = frame.actions
-            commands.present(self, frame.label, frame.result)
+            commands.present(frame.result, self, frame.label)
 
     def _drawn(self) -> None:
         self.frames_drawn += 1
@@ -290,13 +307,13 @@ class MeshsimApp(App[None]):
         self.send(Live(live, speed))
 
     def action_step(self, count: int) -> None:
-        self.send(partial(tasks.step, count=count))
+        self.send(Step(count))
 
     def action_step_to_start(self) -> None:
-        self.send(tasks.step_to_start)
+        self.send(StepToStart())
 
     def action_back(self, count: int) -> None:
-        self.send(partial(Session.back, count=count))
+        self.send(Back(count))
 
     def _change_speed(self, delta: int) -> None:
         self._speed_index = max(0, min(len(SPEEDS) - 1, self._speed_index + delta))
@@ -319,11 +336,11 @@ class MeshsimApp(App[None]):
             return
         kind, value = target
         if kind == "event":
-            self.send(partial(Session.goto_event, number=int(value)), "go to")
+            self.send(GoToEvent(int(value)), "go to")
         elif kind == "later":
-            self.send(partial(tasks.goto_later, seconds=value), "go to")
+            self.send(GoLater(value), "go to")
         else:
-            self.send(partial(Session.goto_time, time=value), "go to")
+            self.send(GoToTime(value), "go to")
 
     def action_next_tab(self) -> None:
         tabs = self.query_one("#lower", TabbedContent)
@@ -349,10 +366,10 @@ class MeshsimApp(App[None]):
             self._inspect_job(job_id)
 
     def _inspect_job(self, job_id: int) -> None:
-        self.send(partial(Session.job_details, job_id=job_id), "job")
+        self.send(InspectJob(job_id), "job")
 
     def _inspect_unit(self, cell: int) -> None:
-        self.send(partial(tasks.unit_info, cell=cell), "unit")
+        self.send(InspectUnit(cell), "unit")
 
     @on(QueueList.JobSelected)
     @on(RunningTable.JobSelected)
@@ -376,7 +393,7 @@ class MeshsimApp(App[None]):
     # ------------------------------------------------------------------ operator actions
 
     def _act(self, action: Action, label: str) -> None:
-        self.send(partial(Session.act_now, action=action), label)
+        self.send(Act(action), label)
 
     def action_submit_job(self) -> None:
         self.push_screen(commands.submit_form(self.machine.nodes), self._submitted)
@@ -439,7 +456,11 @@ class MeshsimApp(App[None]):
             self._confirm(
                 "Drain a block",
                 f"Reserve {values['block']} for maintenance (a drain)?",
-                partial(self.send, partial(tasks.reserve, values=values), "reserve"),
+                partial(
+                    self.send,
+                    ReserveBlock(values["block"], values["start"], values["length"]),
+                    "reserve",
+                ),
             )
 
     def action_policy(self) -> None:
@@ -470,17 +491,17 @@ class MeshsimApp(App[None]):
         )
 
     def action_undo(self) -> None:
-        self.send(Session.undo, "undo")
+        self.send(Undo(), "undo")
 
     # ------------------------------------------------------------------ what-if, files
 
     def action_what_if(self) -> None:
         self.push_screen(commands.what_if_form(self.frame), self._what_if)
 
-    def _what_if(self, change: tasks.WhatIf | None) -> None:
+    def _what_if(self, change: WhatIf | None) -> None:
         if change is not None:
             self.notify("running both branches…", timeout=2)
-            self.send(change.run, "what-if")
+            self.send(change, "what-if")
 
     def action_save_scenario(self) -> None:
         self.push_screen(
@@ -489,7 +510,7 @@ class MeshsimApp(App[None]):
 
     def _save(self, path: Path | None) -> None:
         if path is not None:
-            self.send(partial(tasks.save, path=path), "saved")
+            self.send(Save(path), "saved")
 
     def action_export(self) -> None:
         self.push_screen(
@@ -499,7 +520,7 @@ class MeshsimApp(App[None]):
     def _export(self, folder: Path | None) -> None:
         if folder is not None:
             self.notify("running a copy to the end…", timeout=2)
-            self.send(partial(tasks.export, folder=folder), "exported")
+            self.send(Export(folder), "exported")
 
     def action_screenshot_svg(self) -> None:
         path = Path(self.save_screenshot(filename=self._default_name("svg")))

@@ -40,11 +40,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from meshsim.engine.bench import Scenario
-from meshsim.engine.registry import Registry
+from meshsim.engine.core.registry import Registry
+from meshsim.engine.tools.bench import Scenario
+from meshsim.tui.requests import Request, handle
 
 SIZE = (160, 50)
 """Terminal size the console benchmarks run at."""
@@ -170,9 +172,9 @@ async def _live_run(
         return measured
 
 
-async def ask(pilot: Any, app: Any, question: Callable[[Any], Any], label: str) -> Any:
-    """The engine's answer to ``question`` (a picklable function of the session), asked while the
-    console is paused."""
+async def ask(pilot: Any, app: Any, question: Request, label: str) -> Any:
+    """The engine's answer to ``question`` (a declared request), asked while the console is
+    paused."""
     app.send(question, label)
     while app.frame.label != label:
         await pilot.pause(0.02)
@@ -185,14 +187,14 @@ async def ask(pilot: Any, app: Any, question: Callable[[Any], Any], label: str) 
     f">= {LIVE_FPS:g} frames/s while >= {LIVE_EVENTS:,.0f} events/s",
 )
 def console_live() -> dict[str, Any]:
-    from meshsim.engine.runcase import RunOptions
-    from meshsim.engine.session import Session
+    from meshsim.engine.tools.runcase import RunOptions
+    from meshsim.engine.tools.session import Session
     from meshsim.tui.app import make_app
 
     options = RunOptions()
     alone = Session(options)
     t0, cpu0 = time.perf_counter(), time.process_time()
-    alone.sim.run()
+    alone.run()
     engine_s, engine_cpu = time.perf_counter() - t0, time.process_time() - cpu0
     engine_rate = alone.events / engine_s
     runs, starts = [], []
@@ -259,10 +261,10 @@ def waiting_session(waiting: int = WAITING) -> Any:
     than half the machine: one runs, ``waiting`` wait."""
     import numpy as np
 
-    from meshsim.engine.machines import load_machine
-    from meshsim.engine.runcase import RunOptions
-    from meshsim.engine.session import Session
-    from meshsim.engine.workload import from_columns
+    from meshsim.engine.tools.runcase import RunOptions
+    from meshsim.engine.tools.session import Session
+    from meshsim.engine.topology.machines import load_machine
+    from meshsim.engine.workloads.workload import from_columns
 
     machine = load_machine("mesh32")
     n = waiting + 1
@@ -297,7 +299,7 @@ async def _frame_times(session: Any) -> tuple[dict[str, dict[str, float]], float
     (``first_wire_ms``)."""
     from textual.widgets import TabbedContent
 
-    from meshsim.engine.runcase import RunOptions
+    from meshsim.engine.tools.runcase import RunOptions
     from meshsim.tui.app import FrameReady, make_app
     from meshsim.tui.driver import Driver
     from meshsim.tui.wire import FrameDecoder, FrameEncoder
@@ -346,7 +348,7 @@ async def _frame_times(session: Any) -> tuple[dict[str, dict[str, float]], float
 )
 def console_frame() -> dict[str, Any]:
     session = waiting_session()
-    waiting = len(session.sim.queue)
+    waiting = session.waiting
     parts, first = asyncio.run(_frame_times(session))
     worst = max(parts, key=lambda tab: parts[tab]["total"])
     figures = [
@@ -383,15 +385,20 @@ def console_frame() -> dict[str, Any]:
 def _memory_options(folder: str, jobs: int = MEMORY_JOBS) -> Any:
     """The ``console-memory`` run: flat:1024, FCFS + EASY, :func:`memory_workload` (written to
     ``folder``, which must outlive the building of the session)."""
-    from meshsim.engine.runcase import RunOptions
+    from meshsim.engine.tools.runcase import RunOptions
 
     spec = Path(folder) / f"flat-{jobs}.toml"
     spec.write_text(memory_workload(jobs), encoding="utf-8")
     return RunOptions(machine="flat:1024", workload=str(spec), backfill="easy")
 
 
-def engine_blocks(session: Any) -> int:
-    """Engine-process command: :func:`python_blocks` there."""
+@dataclass(frozen=True)
+class EngineBlocks(Request):
+    """Asks the engine process for :func:`python_blocks` there."""
+
+
+@handle.register(EngineBlocks)
+def _engine_blocks(request: EngineBlocks, driver: Any) -> int:
     return python_blocks()
 
 
@@ -446,14 +453,14 @@ def _rss_at_thirds(samples: list[tuple[int, float]], events: int) -> dict[str, f
     "(reference for console-memory)",
 )
 def engine_memory() -> dict[str, Any]:
-    from meshsim.engine.session import Session
+    from meshsim.engine.tools.session import Session
 
     with tempfile.TemporaryDirectory() as folder:
         session = Session(_memory_options(folder))
     samples = [(0, rss_mb())]
     blocks = python_blocks()
     while not session.done:
-        session.sim.run(max_events=MEMORY_JOBS // 50)
+        session.run(max_events=MEMORY_JOBS // 50)
         samples.append((session.events, rss_mb()))
     rss = _rss_at_thirds(samples, session.events)
     return {
@@ -480,7 +487,7 @@ def _memory_figure(who: str, rss: dict[str, float], target: str, met: str) -> li
 )
 def console_memory() -> dict[str, Any]:
     from meshsim.tui.app import make_app
-    from meshsim.tui.bench import engine_blocks  # by its module's name, even when run as __main__
+    from meshsim.tui.bench import EngineBlocks as Blocks  # by its module's name, even as __main__
 
     with tempfile.TemporaryDirectory() as folder:
         app = make_app(_memory_options(folder))
@@ -494,7 +501,7 @@ def console_memory() -> dict[str, Any]:
 
     async def count_blocks(pilot: Any) -> None:
         label = f"blocks {len(blocks)}"
-        blocks.append((python_blocks(), await ask(pilot, app, engine_blocks, label)))
+        blocks.append((python_blocks(), await ask(pilot, app, Blocks(), label)))
         entries.append(text_width_entries())
 
     live = asyncio.run(_live_run(app, sample, count_blocks))

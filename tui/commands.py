@@ -1,12 +1,13 @@
 """What the console's keys and palette entries do, apart from the layout: the forms that ask for
 values, and the reports that show what came back. The engine commands the forms turn into are in
-:mod:`meshsim.tui.tasks` (they run in the engine process, never in the UI's)."""
+:mod:`meshsim.tui.requests` (they run in the engine process, never in the UI's)."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections.abc import Iterator
+from functools import singledispatch
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,21 +16,21 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import SystemCommand
 
-from meshsim.engine.actions import Action, Fail, Repair
-from meshsim.engine.allocation import ALLOCATORS
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.machines import Machine
+from meshsim.engine.allocation.allocator import ALLOCATORS
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.kernel.actions import Action, Fail, Repair
 from meshsim.engine.scheduling.backfill import BACKFILLS
 from meshsim.engine.scheduling.disciplines import DISCIPLINES
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS
-from meshsim.engine.session import JobDetails
-from meshsim.engine.units import UnitInfo, unit_name
+from meshsim.engine.tools.session import JobDetails
+from meshsim.engine.topology.machines import Machine
+from meshsim.engine.topology.units import UnitInfo, unit_name
 from meshsim.tui.driver import Frame
 from meshsim.tui.format import clock, duration, number, shape_text
 from meshsim.tui.keys import key_sections
+from meshsim.tui.requests import WhatIf, WhatIfResult
 from meshsim.tui.screens.form import FormScreen
 from meshsim.tui.screens.report import ReportScreen
-from meshsim.tui.tasks import WhatIf, WhatIfResult
 
 if TYPE_CHECKING:
     from meshsim.tui.app import MeshsimApp
@@ -284,18 +285,34 @@ def help_screen(app: MeshsimApp) -> ReportScreen:
     return ReportScreen("Help", table)
 
 
-def present(app: MeshsimApp, label: str, result: Any) -> None:
-    """Show what a command returned."""
-    if isinstance(result, JobDetails):
-        app.push_screen(job_report(result))
-    elif isinstance(result, UnitInfo):
-        app.push_screen(unit_report(result))
-    elif isinstance(result, WhatIfResult):
-        app.push_screen(what_if_report(result))
-    elif isinstance(result, Action):
-        app.notify(f"{label}: {result.kind} removed from the action log")
-    elif isinstance(result, str):
-        app.notify(result, title=label or None)
+@singledispatch
+def present(result: Any, app: MeshsimApp, label: str) -> None:
+    """Show what a request returned, by its type (nothing for a result of no type below)."""
+
+
+@present.register(JobDetails)
+def _job(result: JobDetails, app: MeshsimApp, label: str) -> None:
+    app.push_screen(job_report(result))
+
+
+@present.register(UnitInfo)
+def _unit(result: UnitInfo, app: MeshsimApp, label: str) -> None:
+    app.push_screen(unit_report(result))
+
+
+@present.register(WhatIfResult)
+def _what_if(result: WhatIfResult, app: MeshsimApp, label: str) -> None:
+    app.push_screen(what_if_report(result))
+
+
+@present.register(Action)
+def _undone(result: Action, app: MeshsimApp, label: str) -> None:
+    app.notify(f"{label}: {result.kind} removed from the action log")
+
+
+@present.register(str)
+def _message(result: str, app: MeshsimApp, label: str) -> None:
+    app.notify(result, title=label or None)
 
 
 def palette(app: MeshsimApp) -> Iterator[SystemCommand]:

@@ -1,12 +1,15 @@
 """The one worker that drives a live simulation (DESIGN.md, "Console").
 
-:class:`Driver` owns the :class:`~meshsim.engine.session.Session`. Nothing else touches it: commands
-come in through a thread-safe queue (:meth:`Driver.send`), and the driver answers with immutable
+:class:`Driver` owns the :class:`~meshsim.engine.tools.session.Session`. Nothing else touches it:
+commands come in through a thread-safe queue (:meth:`Driver.send`), and the driver answers with
+immutable
 :class:`Frame`\\ s through a ``publish`` callback. The console runs the driver in a process of its
 own (:mod:`meshsim.tui.engine_process`), so the engine and the UI each have a core and an
 interpreter lock, and the driver never waits for the UI.
 
-In pause mode the driver waits for commands; each command is followed by one frame. In live mode it
+Commands are the declared requests of :mod:`meshsim.tui.requests`, each carried out by the one
+handler of its type. In pause mode the driver waits for commands; each command is followed by one
+frame. In live mode it
 advances the simulation in chunks of :data:`CHUNK` events and publishes a frame every ``1/fps``
 seconds of wall time, at a chosen speed in simulated seconds per wall second, or as fast as it can
 (``speed = inf``). A command received while live is carried out between two frames. A command that
@@ -26,14 +29,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.session import Session
-from meshsim.engine.simulation import Snapshot
-
-Command = Callable[[Session], Any]
-"""Work for the engine worker: it gets the session; what it returns goes back in the frame. The
-console's commands must pickle (module-level functions, :func:`functools.partial`, methods of frozen
-dataclasses; see :mod:`meshsim.tui.tasks`)."""
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.kernel.records import Snapshot
+from meshsim.engine.tools.session import Session
+from meshsim.tui.requests import Request, handle
 
 CHUNK = 64
 """Events processed between two looks at the wall clock in live mode."""
@@ -46,14 +45,6 @@ DEFAULT_SPEED = 3600.0
 """The live speed the console starts at: one simulated hour per wall second, so a month-long trace
 runs in about twelve minutes and the map visibly changes from frame to frame (at ``max`` the whole
 month passed in about a second and a new operator never saw the live view)."""
-
-
-@dataclass(frozen=True)
-class Live:
-    """The driver's own command: go live (at ``speed`` when given) or pause."""
-
-    live: bool
-    speed: float | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,7 +87,7 @@ class Driver:
     ) -> None:
         self.session = session
         self._publish = publish
-        self._commands: queue.SimpleQueue[tuple[str, Command | Live] | None] = queue.SimpleQueue()
+        self._commands: queue.SimpleQueue[tuple[str, Request] | None] = queue.SimpleQueue()
         self.frame_seconds = 1.0 / fps
         self.reasons = reasons
         self.live = False
@@ -110,7 +101,7 @@ class Driver:
 
     # ------------------------------------------------------------------ any thread
 
-    def send(self, command: Command | Live, label: str = "") -> None:
+    def send(self, command: Request, label: str = "") -> None:
         """Queue ``command`` for the loop (thread-safe)."""
         self._commands.put((label, command))
 
@@ -121,7 +112,7 @@ class Driver:
     # ------------------------------------------------------------------ the loop's thread
 
     def set_live(self, live: bool, speed: float | None = None) -> None:
-        """Start or pause live mode (what a :class:`Live` command does)."""
+        """Start or pause live mode (what a :class:`~meshsim.tui.requests.Live` request does)."""
         if speed is not None:
             if not speed > 0:
                 raise MeshsimError(f"speed must be positive, got {speed:g}")
@@ -137,7 +128,7 @@ class Driver:
         :data:`METRICS_EVERY` seconds old when live."""
         clock = time.perf_counter()
         if not self.live or clock - self._metrics_at >= METRICS_EVERY:
-            self._metrics = self.session.sim.results().metrics
+            self._metrics = self.session.results().metrics
             self._metrics_at = clock
         return Frame(
             self.session.snapshot(self.reasons),
@@ -149,7 +140,7 @@ class Driver:
             result,
             error,
             label,
-            len(self.session.sim.logged_actions()),
+            len(self.session.actions),
         )
 
     def publish(self, result: Any = None, error: str | None = None, label: str = "") -> None:
@@ -181,10 +172,7 @@ class Driver:
                 raise Stop
             label, command = item
             try:
-                if isinstance(command, Live):
-                    result = self.set_live(command.live, command.speed)
-                else:
-                    result = command(self.session)
+                result = handle(command, self)
             except Exception as exc:
                 self.publish(error=error_text(exc), label=label)
             else:
@@ -201,9 +189,9 @@ class Driver:
         session = self.session
         deadline = self._deadline
         if math.isinf(self.speed):
-            session.sim.run(max_events=CHUNK)
+            session.run(max_events=CHUNK)
             while time.perf_counter() < deadline and not session.done:
-                session.sim.run(max_events=CHUNK)
+                session.run(max_events=CHUNK)
         else:
             wall0, sim0 = self._anchor
             target = sim0 + self.speed * (deadline - wall0)

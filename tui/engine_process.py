@@ -2,8 +2,8 @@
 
 The engine and the UI used to share one interpreter lock, so every millisecond the UI spent drawing
 was a millisecond the engine stood still. Now :class:`EngineProcess` (UI side) starts a child
-process that builds the :class:`~meshsim.engine.session.Session` from an :class:`Opening` — the run
-options or a scenario file, and the UI's working directory — and runs a
+process that builds the :class:`~meshsim.engine.tools.session.Session` from an :class:`Opening` —
+the run options or a scenario file, and the UI's working directory — and runs a
 :class:`~meshsim.tui.driver.Driver` on it: each process has a core and a lock of its own.
 
 Start method: ``forkserver`` with :data:`PRELOAD`. The UI process has threads (Textual's, the frame
@@ -12,8 +12,8 @@ fresh single-threaded interpreter that imports the engine once and then forks ea
 milliseconds (``spawn`` would import everything again for each console). Where ``forkserver`` does
 not exist, ``spawn``.
 
-The wire: two one-way pipes. UI → engine: ``(label, command)`` pickled (commands are picklable,
-:mod:`meshsim.tui.tasks`), ``None`` to stop. Engine → UI: one kind byte, then the payload —
+The wire: two one-way pipes. UI → engine: ``(label, request)`` pickled (the declared requests of
+:mod:`meshsim.tui.requests`), ``None`` to stop. Engine → UI: one kind byte, then the payload —
 :data:`PAUSED`, :data:`LIVE` or :data:`ANSWER` (a frame that carries a command's result or error)
 followed by a :class:`~meshsim.tui.wire.FrameEncoder` message, or :data:`FAILED` followed by a UTF-8
 message (the engine could not start, or ended on an error).
@@ -43,15 +43,15 @@ import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import Session
-from meshsim.tui.driver import Command, Driver, Frame, Live, error_text
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.session import Session
+from meshsim.tui.driver import Driver, Frame, error_text
+from meshsim.tui.requests import Request, Unreadable
 from meshsim.tui.wire import FrameDecoder, FrameEncoder
 
 PRELOAD = ["meshsim.tui.engine_process", "meshsim.engine.catalog"]
@@ -183,7 +183,7 @@ class EngineProcess:
         self.process.join(STOP_WAIT)
         return f"the engine process ended unexpectedly (exit code {self.process.exitcode})"
 
-    def send(self, command: Command | Live, label: str = "") -> None:
+    def send(self, command: Request, label: str = "") -> None:
         """Queue ``command`` for the engine (from one thread at a time: the UI's). Raises
         :class:`MeshsimError` when the engine has ended."""
         try:
@@ -275,7 +275,7 @@ def _forward(commands: Connection, driver: Driver) -> None:
             try:
                 item = pickle.loads(data)
             except Exception as exc:
-                driver.send(partial(_unreadable, message=f"{type(exc).__name__}: {exc}"))
+                driver.send(Unreadable(f"{type(exc).__name__}: {exc}"))
                 continue
             if item is None:
                 break
@@ -284,7 +284,3 @@ def _forward(commands: Connection, driver: Driver) -> None:
     except (EOFError, OSError):
         pass
     driver.stop()
-
-
-def _unreadable(session: Session, message: str) -> None:
-    raise MeshsimError(f"the engine could not read a command: {message}")

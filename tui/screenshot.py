@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from meshsim.engine.runcase import RunOptions
+from meshsim.engine.tools.runcase import RunOptions
 from meshsim.engine.writing import Target, check_targets, write_file
 from meshsim.tui.app import MeshsimApp, make_app
 

@@ -26,16 +26,15 @@ import io
 import pickle
 import struct
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from functools import partial
 from operator import itemgetter
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from meshsim.engine.jobs import Job
+from meshsim.engine.core.jobs import Job, new_job
 from meshsim.tui.driver import Frame
 
 PRUNE_SLACK = 256
@@ -43,7 +42,6 @@ PRUNE_SLACK = 256
 
 _LENGTH = struct.Struct("<I")
 _index = itemgetter(0)
-_new_job: Callable[[Iterable[Any]], Job] = partial(tuple.__new__, Job)
 
 
 def _read_only(data: bytes, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
@@ -133,6 +131,6 @@ class FrameDecoder:
         if reset:
             jobs.clear()
         if columns:
-            for job in map(_new_job, zip(*columns, strict=True)):
+            for job in map(new_job, zip(*columns, strict=True)):
                 jobs[job.index] = job
         return start

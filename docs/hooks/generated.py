@@ -3,8 +3,8 @@ meshsim itself, so the reference pages cannot drift from the code.
 
 The tables and where they come from:
 
-- ``run-options``: :class:`~meshsim.engine.runcase.RunOptions` (names, types, defaults), the help
-  of ``meshsim run``'s options (meaning, ranges) and the registries (valid names).
+- ``run-options``: :class:`~meshsim.engine.tools.runcase.RunOptions` (names, types, defaults), the
+  help of ``meshsim run``'s options (meaning, ranges) and the registries (valid names).
 - ``result-json``: the result JSON of a small run on the bundled excerpt (keys, JSON types).
 - ``actions``: the fields of each registered operator action.
 - ``scenario``, ``machine-toml``, ``workload-toml``, ``sweep-spec``: every key of the format, from
@@ -55,13 +55,13 @@ def code(text: Any) -> str:
 
 
 def _registries() -> dict[str, Any]:
-    from meshsim.engine.allocation import ALLOCATORS
-    from meshsim.engine.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
-    from meshsim.engine.runtime_models import RUNTIME_MODELS
+    from meshsim.engine.allocation.allocator import ALLOCATORS
+    from meshsim.engine.families.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
+    from meshsim.engine.kernel.runtime_models import RUNTIME_MODELS
     from meshsim.engine.scheduling.backfill import BACKFILLS
     from meshsim.engine.scheduling.disciplines import DISCIPLINES
     from meshsim.engine.scheduling.orders import QUEUE_ORDERS
-    from meshsim.engine.shapes import SHAPE_RULES
+    from meshsim.engine.workloads.shapes import SHAPE_RULES
 
     return {
         "queue": QUEUE_ORDERS,
@@ -93,7 +93,7 @@ def _range(parameter: Any) -> str:
 
 
 def run_options() -> str:
-    from meshsim.engine.runcase import RunOptions
+    from meshsim.engine.tools.runcase import RunOptions
 
     parameters = _run_parameters()
     registries = _registries()
@@ -153,7 +153,7 @@ def _example(value: Any) -> str:
 
 
 def result_json() -> str:
-    from meshsim.engine.runcase import RunOptions, run_case
+    from meshsim.engine.tools.runcase import RunOptions, run_case
 
     document = run_case(RunOptions(**EXAMPLE_RUN)).document
     rows = []
@@ -171,7 +171,7 @@ def result_json() -> str:
 
 
 def actions() -> str:
-    from meshsim.engine.actions import ACTIONS
+    from meshsim.engine.kernel.actions import ACTIONS
 
     rows = []
     for name in ACTIONS.names():

@@ -20,7 +20,7 @@ An ``E`` record holds ``Resource_List.nodect`` (nodes asked for), ``Resource_Lis
   number ending its name) × :data:`CORES_PER_NODE`.
 - The partition is the job's location and, since it names the midplanes the job held, an SWF
   partition number with a ``Partition:`` header line; ``--alloc recorded`` on a partition machine
-  places each job on it (:mod:`meshsim.engine.partitions.recorded`).
+  places each job on it (:mod:`meshsim.engine.families.partitions.recorded`).
 - An ``A`` before the ``E`` means the walltime ended the job: status 0 whatever its exit status.
 - SWF group is the ``account`` (project) when Cobalt wrote ``group=unknown``."""
 

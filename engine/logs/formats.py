@@ -19,9 +19,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from meshsim.engine import swf
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.registry import Registry
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.core.registry import Registry
+from meshsim.engine.workloads import swf
 
 if TYPE_CHECKING:
     from meshsim.engine.logs.options import LogOptions

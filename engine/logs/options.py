@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.core.errors import MeshsimError
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.logs.reasons import LOG_REASONS
 
 COMPLETED, FAILED, CANCELLED = 1, 0, 5

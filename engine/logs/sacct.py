@@ -31,7 +31,7 @@ import re
 from datetime import tzinfo
 from pathlib import Path
 
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.logs import slurm
 from meshsim.engine.logs.records import LogJob, LogRead, Tally, Where
 from meshsim.engine.logs.values import ValueProblem, count, duration, record_lines, stamp

@@ -41,15 +41,15 @@ from pathlib import Path
 import numpy as np
 
 from meshsim import __version__
-from meshsim.engine import swf
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.logs.formats import LOG_FORMATS, SWF, detect, read_log
 from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.logs.reasons import LOG_REASONS
 from meshsim.engine.logs.records import LogJob, LogRead, Skipped
 from meshsim.engine.logs.values import zone
-from meshsim.engine.machines import Machine
-from meshsim.engine.workload import Workload, from_swf
+from meshsim.engine.topology.machines import Machine
+from meshsim.engine.workloads import swf
+from meshsim.engine.workloads.workload import Workload, from_swf
 
 _PARTS = re.compile(r"\d+|\D+")
 
@@ -268,8 +268,8 @@ def _header(
 def replay_workload(
     trace: swf.SWFTrace, machine: Machine, *, procs_per_unit: int | None = None
 ) -> Workload:
-    """The jobs of ``trace`` for ``machine`` (:func:`~meshsim.engine.workload.from_swf`); for a
-    :class:`LogTrace`, the jobs that started, with the log's reasons ahead of SWF's in
+    """The jobs of ``trace`` for ``machine`` (:func:`~meshsim.engine.workloads.workload.from_swf`);
+    for a :class:`LogTrace`, the jobs that started, with the log's reasons ahead of SWF's in
     ``skipped`` so that records read = jobs + Σ skipped."""
     if not isinstance(trace, LogTrace):
         return from_swf(trace, machine, procs_per_unit=procs_per_unit)

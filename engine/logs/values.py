@@ -18,7 +18,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.logs.records import Where
 
 NO_LIMIT = frozenset({"UNLIMITED", "PARTITION_LIMIT", "INFINITE"})

@@ -24,10 +24,10 @@ from itertools import islice
 from math import inf
 from typing import ClassVar
 
-from meshsim.engine.jobs import Job
-from meshsim.engine.planning import Planner, Shadow, Slot, span_end
-from meshsim.engine.policy import Policy
-from meshsim.engine.registry import Registry
+from meshsim.engine.allocation.planning import Planner, Shadow, Slot, span_end
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.core.registry import Registry
 from meshsim.engine.scheduling.context import PassContext
 
 
@@ -258,7 +258,7 @@ class EasyBackfill(Backfill):
             if nodes > free or (across and nodes > extra):
                 continue
             start_job(job, placement)
-            started.add(job.index)
+            started[job.index] = job
             idle = allocator.free_nodes
             free -= nodes
             if across:

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from meshsim.engine.allocation import Allocator, Placement
-    from meshsim.engine.jobs import Job
-    from meshsim.engine.planning import Planner, Shadow
+    from meshsim.engine.allocation.allocator import Allocator, Placement
+    from meshsim.engine.allocation.planning import Planner, Shadow
+    from meshsim.engine.core.jobs import Job
 
 
 @dataclass
@@ -36,16 +36,17 @@ class PassContext:
     """One scheduling pass at time ``now``: ``queue`` in priority order (read-only during the pass;
     started jobs leave it when the pass ends), ``smallest`` the smallest size in it (no job can
     start when fewer nodes are free). ``settled`` counts the leading jobs of ``queue`` known not to
-    start in this pass (0: none known; see
-    :meth:`meshsim.engine.simulation.Simulation._pass`). ``early_release`` says whether a job ended
-    before its estimate since the last pass; ``arrival_order`` whether the queue order is arrival
-    order (FCFS); ``pairs`` whether the allocator pairs jobs (it overrides
-    :meth:`~meshsim.engine.allocation.Allocator.companion`); ``guard``, set by a backfilling policy
-    while it starts jobs around reservations, is the planner a companion must also satisfy.
-    ``shadow``, when :attr:`planner` would be the node-count planner
-    (:class:`~meshsim.engine.planning.CountPlanner`) and the allocator does not pair jobs, gives
-    that planner's :meth:`~meshsim.engine.planning.Planner.shadow` for a head job now without
-    building it. ``sizes``, when not None, lists the sizes of the jobs of ``queue`` in its order."""
+    start in this pass (0: none known; see :class:`meshsim.engine.scheduling.scheduler.Scheduler`).
+    ``early_release`` says whether a job ended before its estimate since the last pass;
+    ``arrival_order`` whether the queue order is arrival order (FCFS); ``pairs`` whether the
+    allocator pairs jobs (it overrides
+    :meth:`~meshsim.engine.allocation.allocator.Allocator.companion`); ``guard``, set by a
+    backfilling policy while it starts jobs around reservations, is the planner a companion must
+    also satisfy. ``shadow``, when :attr:`planner` would be the node-count planner
+    (:class:`~meshsim.engine.allocation.planning.CountPlanner`) and the allocator does not pair
+    jobs, gives that planner's :meth:`~meshsim.engine.allocation.planning.Planner.shadow` for a head
+    job now without building it. ``sizes``, when not None, lists the sizes of the jobs of ``queue``
+    in its order."""
 
     now: float
     queue: list[Job]
@@ -56,7 +57,8 @@ class PassContext:
     smallest: int = 0
     settled: int = 0
     early_release: bool = False
-    started: set[int] = field(default_factory=set)
+    started: dict[int, Job] = field(default_factory=dict)
+    """The jobs started in this pass so far, by index, in the order they started."""
     arrival_order: bool = True
     pairs: bool = False
     stats: RunStats = field(default_factory=lambda: RunStats())
@@ -71,7 +73,7 @@ class PassContext:
         it never delays a reservation) and recorded in the guard."""
         self.start_job(job, placement)
         started = self.started
-        started.add(job.index)
+        started[job.index] = job
         if not self.pairs:
             return
         waiting = [j for j in self.queue if j.index not in started]
@@ -84,6 +86,6 @@ class PassContext:
                 pair = self.allocator.companion(job, placement, fits) if fits else None
         if pair is not None and pair[0].index not in started:
             self.start_job(*pair)
-            started.add(pair[0].index)
+            started[pair[0].index] = pair[0]
             if guard is not None:
                 guard.start(pair[0], pair[1], pair[0].estimate)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
-from meshsim.engine.jobs import Job
-from meshsim.engine.policy import Policy
-from meshsim.engine.registry import Registry
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.core.registry import Registry
 from meshsim.engine.scheduling.context import PassContext
 
 
@@ -26,7 +26,7 @@ class Discipline(ABC):
     incremental: ClassVar[bool] = False
     skips_idle: ClassVar[bool] = False
     """:meth:`idle` is :meth:`select` when no waiting job fits (the engine then calls it instead: an
-    idle pass, :meth:`meshsim.engine.simulation.Simulation._pass`)."""
+    idle pass, :class:`meshsim.engine.scheduling.scheduler.Scheduler`)."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy

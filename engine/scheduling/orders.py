@@ -12,9 +12,9 @@ from bisect import bisect_left, bisect_right
 from heapq import heappop, heappush
 from typing import ClassVar
 
-from meshsim.engine.jobs import Job
-from meshsim.engine.machines import Machine
-from meshsim.engine.registry import Registry
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.core.registry import Registry
+from meshsim.engine.topology.machines import Machine
 
 
 class QueueOrder(ABC):

@@ -9,9 +9,10 @@ rendered from ``[f.describe() for f in formats()]``."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any
 
-from meshsim.engine.registry import fill_registries
+from meshsim.engine.core.registry import fill_registries
 from meshsim.engine.validation.rules import Section
 
 
@@ -93,16 +94,23 @@ FORMATS = (
 """Every format, in the order the docs list them."""
 
 
+SECTION_MODULES = (
+    "meshsim.engine.families.contention.layouts",
+    "meshsim.engine.kernel.reports",
+    "meshsim.engine.tools.compare",
+    "meshsim.engine.tools.experiments.reproduce",
+    "meshsim.engine.tools.experiments.spec",
+    "meshsim.engine.tools.scenario",
+    "meshsim.engine.validation.options",
+    "meshsim.engine.validation.swf_columns",
+)
+"""The modules that add sections to the formats, imported by name as
+:mod:`meshsim.engine.catalog` imports the plug-ins (the validation layer sits below them)."""
+
+
 def formats() -> tuple[Format, ...]:
     """Every format with all its sections (the modules that add sections are imported first)."""
     fill_registries()
-    import meshsim.engine.compare
-    import meshsim.engine.contention.layouts
-    import meshsim.engine.experiments.reproduce
-    import meshsim.engine.experiments.spec
-    import meshsim.engine.reports
-    import meshsim.engine.scenario
-    import meshsim.engine.validation.options
-    import meshsim.engine.validation.swf_columns  # noqa: F401
-
+    for name in SECTION_MODULES:
+        import_module(name)
     return FORMATS

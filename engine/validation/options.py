@@ -1,8 +1,8 @@
 """The rules of command-line options, keyed as the command line spells them (``--window``).
 
 :data:`RUN` holds every option of ``meshsim run`` that defines a simulation (the fields of
-:class:`~meshsim.engine.runcase.RunOptions`); :func:`check_run_options` holds a set of run options
-to it and is called wherever a run is prepared (``meshsim run``, the console, sweep cases,
+:class:`~meshsim.engine.tools.runcase.RunOptions`); :func:`check_run_options` holds a set of run
+options to it and is called wherever a run is prepared (``meshsim run``, the console, sweep cases,
 scenario files and the library's ``meshsim.run``), so every path refuses the same values with the
 same message. Options of other commands are checked by the engine function they feed (the
 contention analysis, trace conversion, ...), from sections added to the same format; options only
@@ -19,7 +19,7 @@ from meshsim.engine.validation.rules import Rule, Section, check_value
 from meshsim.engine.validation.swf_columns import MAX_SECONDS
 
 if TYPE_CHECKING:
-    from meshsim.engine.runcase import RunOptions
+    from meshsim.engine.tools.runcase import RunOptions
 
 MAX_FACTOR = 1e6
 """The largest load factor or runtime scale (and the inverse of the smallest that keeps times

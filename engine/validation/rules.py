@@ -15,8 +15,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.registry import registry_of
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.core.registry import registry_of
 
 
 class _Required:

@@ -7,8 +7,8 @@ A data field must be finite and within its rule's range; a line with any field o
 downstream: ``-1`` is SWF's "unknown" everywhere, times stay below :data:`MAX_SECONDS`, numbers that
 become integers stay below 2^53. Processor counts have no upper bound here: a job asking more
 processors than the machine has is skipped as ``larger_than_machine``
-(:func:`meshsim.engine.workload.from_swf`), and a negative run time or size has its own skip reason
-too, so those fields have no lower bound either."""
+(:func:`meshsim.engine.workloads.workload.from_swf`), and a negative run time or size has its own
+skip reason too, so those fields have no lower bound either."""
 
 from __future__ import annotations
 

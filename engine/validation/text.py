@@ -11,7 +11,7 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO
 
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.validation.limits import INPUT_BYTES
 
 GZIP_MAGIC = b"\x1f\x8b"

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from meshsim.engine.generators import GENERATORS, check_jobs, generator_section
-from meshsim.engine.machines import Machine
-from meshsim.engine.toml_table import Table
+from meshsim.engine.core.toml_table import Table
+from meshsim.engine.topology.machines import Machine
 from meshsim.engine.validation.rules import Rule
 from meshsim.engine.validation.swf_columns import MAX_SECONDS
-from meshsim.engine.workload import Workload, from_columns
+from meshsim.engine.workloads.generators import GENERATORS, check_jobs, generator_section
+from meshsim.engine.workloads.workload import Workload, from_columns
 
 FLAT_POISSON = generator_section(
     "flat-poisson",

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from meshsim.engine.bench import SCENARIOS
 from meshsim.engine.benchpage import GENERATED, Host, Measurement, render
+from meshsim.engine.tools.bench import SCENARIOS
 from tests.cli.test_cli import meshsim
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -256,7 +256,7 @@ def test_tui_takes_every_simulation_option_run_takes():
 
     from meshsim.cli.run import run
     from meshsim.cli.tui import tui
-    from meshsim.engine.runcase import RunOptions
+    from meshsim.engine.tools.runcase import RunOptions
 
     def parameters(command) -> set[str]:  # type: ignore[no-untyped-def]
         app = typer.Typer()

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from meshsim.engine.contention.observer import JOB_COLUMNS
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.scenario import Scenario, save_scenario
+from meshsim.engine.families.contention.observer import JOB_COLUMNS
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.scenario import Scenario, save_scenario
 from tests.sweep.helpers import run_schema
 
 MACHE = (

@@ -5,10 +5,10 @@ import sys
 
 import pytest
 
-from meshsim.engine.actions import Fail, LoggedAction, Repair, Reserve
-from meshsim.engine.outputs import dumps, jobs_csv_text
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.scenario import Scenario, load_scenario, save_scenario, scenario_document
+from meshsim.engine.kernel.actions import Fail, LoggedAction, Repair, Reserve
+from meshsim.engine.tools.outputs import dumps, jobs_csv_text
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.scenario import Scenario, load_scenario, save_scenario, scenario_document
 from tests.conftest import DATA
 
 SCENARIOS = {

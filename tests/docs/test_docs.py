@@ -171,8 +171,8 @@ def test_machine_table_lists_every_key_of_every_bundled_machine() -> None:
 
 
 def test_run_option_table_has_a_row_per_option_with_the_registries_names() -> None:
-    from meshsim.engine.runcase import RunOptions
     from meshsim.engine.scheduling.disciplines import DISCIPLINES
+    from meshsim.engine.tools.runcase import RunOptions
 
     rows = _generator().TABLES["run-options"]().splitlines()[2:]
     assert len(rows) == len(fields(RunOptions))

@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.workload import Workload, from_columns
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.workload import Workload, from_columns
 
 
 def workload(rows: list[tuple], name: str = "test") -> Workload:

@@ -1,12 +1,12 @@
 """Seed 001 Figs. 6 and 7 are reproduced with rotatable requests: without rotation FCFS saturates
 well below the paper's 55 % on the 32×32 mesh with uniform sides; with it, close to it."""
 
-from meshsim.engine.experiments.reproduce import load_experiment
-from meshsim.engine.generators import ROOT, generate
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.toml_table import Table
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.core.toml_table import Table
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.tools.experiments.reproduce import load_experiment
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.generators import ROOT, generate
 
 
 def test_fig6_and_fig7_specs_rotate_requests() -> None:

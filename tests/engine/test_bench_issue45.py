@@ -3,9 +3,9 @@ asserted)."""
 
 import pytest
 
-from meshsim.engine.bench import INTREPID_MONTH, SCENARIOS, contention_50
-from meshsim.engine.generators import load_workload
-from meshsim.engine.machines import load_machine
+from meshsim.engine.tools.bench import INTREPID_MONTH, SCENARIOS, contention_50
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.generators import load_workload
 
 
 def test_scenarios_are_registered_with_the_issue_targets() -> None:
@@ -38,7 +38,7 @@ def test_the_engine_only_timing_script_runs(tmp_path) -> None:
     import subprocess
     import sys
 
-    from meshsim.engine.bench import _ENGINE_ONLY
+    from meshsim.engine.tools.bench import _ENGINE_ONLY
     from tests.conftest import DATA
 
     script = _ENGINE_ONLY.format(trace=str(DATA / "tiny.swf"))

@@ -1,7 +1,7 @@
 """The issue-3 speed scenarios of ``meshsim bench`` run what they say (timings are not asserted)."""
 
-from meshsim.engine.bench import OO_SATURATION_RATE, SCENARIOS, _mesh32_workload
-from meshsim.engine.machines import load_machine
+from meshsim.engine.tools.bench import OO_SATURATION_RATE, SCENARIOS, _mesh32_workload
+from meshsim.engine.topology.machines import load_machine
 
 
 def test_mesh32_scenarios_are_registered_with_their_targets() -> None:

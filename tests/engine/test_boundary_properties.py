@@ -14,14 +14,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.experiments.plan import toml_key, toml_value
-from meshsim.engine.generators import load_workload
-from meshsim.engine.machines import HEAD, load_machine
-from meshsim.engine.scenario import load_scenario
-from meshsim.engine.swf import read_swf
-from meshsim.engine.validation.scenario_checks import ACTION_SECTIONS, SCHEMA
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.tools.experiments.plan import toml_key, toml_value
+from meshsim.engine.tools.scenario import load_scenario
+from meshsim.engine.tools.scenario_checks import ACTION_SECTIONS, SCHEMA
+from meshsim.engine.topology.machines import HEAD, load_machine
 from meshsim.engine.validation.swf_columns import COLUMNS
+from meshsim.engine.workloads.generators import load_workload
+from meshsim.engine.workloads.swf import read_swf
 from meshsim.engine.workloads.synthetic_flat import FLAT_POISSON
 
 SETTINGS = settings(

@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from meshsim.engine.compare import PRESETS, Config, Outcome, compare, gains, month_parts
-from meshsim.engine.generators import load_workload
-from meshsim.engine.machines import load_machine
+from meshsim.engine.tools.compare import PRESETS, Config, Outcome, compare, gains, month_parts
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.generators import load_workload
 from tests.conftest import DATA
 
 INTREPID = load_machine("intrepid")
@@ -40,9 +40,9 @@ def test_adjest_learns_from_the_months_before():
         for c in ("Base", "AdjEst")
         for p, n in (("2009-01", 3), ("2009-02", 2), ("2009-03", 1))
     }
-    from meshsim.engine.partitions.allocator import AdjEst
-    from meshsim.engine.policy import Policy
-    from meshsim.engine.simulation import Simulation
+    from meshsim.engine.core.policy import Policy
+    from meshsim.engine.families.partitions.allocator import AdjEst
+    from meshsim.engine.kernel.simulation import Simulation
 
     _, march, before = month_parts(w)[2]
     sim = Simulation(INTREPID, march, Policy(allocator="adjest"), past=before)

@@ -1,8 +1,8 @@
 """The speed-benchmark drivers measure what they claim (timings themselves are not asserted)."""
 
-import meshsim.engine.allocators.mc
-import meshsim.engine.allocators.random_nodes  # noqa: F401
-from meshsim.engine.contention.benchmarks import bench_allocator, bench_contention
+import meshsim.engine.allocation.mc
+import meshsim.engine.allocation.random_nodes  # noqa: F401
+from meshsim.engine.families.contention.benchmarks import bench_allocator, bench_contention
 
 
 def test_bench_allocator_places_every_job() -> None:

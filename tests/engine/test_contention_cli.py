@@ -7,7 +7,7 @@ import typer
 from typer.testing import CliRunner
 
 from meshsim.cli.contention import register
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.core.errors import MeshsimError
 
 app = typer.Typer()
 register(app)

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-import meshsim.engine.grid  # noqa: F401  (registers the mesh topology)
-from meshsim.engine.contention.io import IOLayout, balance_boundary, io_rows
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.machines import load_machine
+import meshsim.engine.topology.grid  # noqa: F401  (registers the mesh topology)
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.families.contention.io import IOLayout, balance_boundary, io_rows
+from meshsim.engine.topology.machines import load_machine
 
 
 def test_tflops_machine() -> None:

@@ -3,17 +3,21 @@
 import numpy as np
 import pytest
 
-from meshsim.engine.allocation import FREE
-from meshsim.engine.contention.balance import SampledMetric, balance_factor, system_balance
-from meshsim.engine.contention.dispersal import cell_dispersal, dispersal
-from meshsim.engine.contention.io import IOLayout
-from meshsim.engine.contention.layouts import LAYOUTS
-from meshsim.engine.contention.routing import Link
-from meshsim.engine.contention.runtime import RuntimeModel, iteration_times, remaining_after
-from meshsim.engine.contention.state import contention
-from meshsim.engine.contention.traffic import Traffic, job_traffic
-from meshsim.engine.contention.workload import synthetic_io_workload
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.allocation.allocator import FREE
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.families.contention.balance import SampledMetric, balance_factor, system_balance
+from meshsim.engine.families.contention.dispersal import cell_dispersal, dispersal
+from meshsim.engine.families.contention.io import IOLayout
+from meshsim.engine.families.contention.layouts import LAYOUTS
+from meshsim.engine.families.contention.routing import Link
+from meshsim.engine.families.contention.runtime import (
+    RuntimeModel,
+    iteration_times,
+    remaining_after,
+)
+from meshsim.engine.families.contention.state import contention
+from meshsim.engine.families.contention.traffic import Traffic, job_traffic
+from meshsim.engine.families.contention.workload import synthetic_io_workload
 
 RNG = np.random.default_rng(0)
 WRITE = (Traffic("io-write"),)

@@ -1,5 +1,5 @@
-"""Per-job and run-level contention (engine/contention/observer.py) and the traffic choice of a run
-(``--pattern``, ``--io-traffic``, ``--io-share``), with hand-computed examples."""
+"""Per-job and run-level contention (engine/families/contention/observer.py) and the traffic choice
+of a run (``--pattern``, ``--io-traffic``, ``--io-share``), with hand-computed examples."""
 
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -7,11 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from meshsim.engine.allocation import Placement
-from meshsim.engine.contention.io import IOLayout
-from meshsim.engine.contention.observer import JOB_COLUMNS, ContentionObserver
-from meshsim.engine.contention.routing import link_space
-from meshsim.engine.contention.traffic import (
+from meshsim.engine.allocation.allocator import Placement
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.families.contention.io import IOLayout
+from meshsim.engine.families.contention.observer import JOB_COLUMNS, ContentionObserver
+from meshsim.engine.families.contention.routing import link_space
+from meshsim.engine.families.contention.traffic import (
     COMM_PATTERNS,
     IO_TRAFFIC,
     JobStreams,
@@ -22,14 +25,12 @@ from meshsim.engine.contention.traffic import (
     traffic_of,
     with_traffic,
 )
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.jobs import Job
-from meshsim.engine.machines import load_machine
-from meshsim.engine.outputs import dumps
-from meshsim.engine.policy import Policy
-from meshsim.engine.runcase import RunOptions, load_inputs, prepare, run_case
-from meshsim.engine.simulation import RunningJob, Simulation
-from meshsim.engine.workload import from_columns
+from meshsim.engine.kernel.records import RunningJob
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.tools.outputs import dumps
+from meshsim.engine.tools.runcase import RunOptions, load_inputs, prepare, run_case
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.workload import from_columns
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -283,9 +284,10 @@ def test_the_observer_reads_the_run_and_agrees_with_the_model(short_mache) -> No
     machine without I/O nodes schedules the same."""
     sim = prepare(io_options(workload=short_mache))
     sim.run()
-    assert sim.observer is not None
+    observer = sim.recorder(ContentionObserver)
+    assert observer is not None
     metrics = sim.results().metrics
-    seen = sim.observer.metrics()
+    seen = observer.metrics()
     assert set(seen) <= set(metrics)
     assert seen["max_contention_time_mean"] == pytest.approx(metrics["max_contention_time_mean"])
     assert seen["balance_time_mean"] == pytest.approx(metrics["balance_time_mean"])
@@ -295,7 +297,8 @@ def test_the_observer_reads_the_run_and_agrees_with_the_model(short_mache) -> No
     blind = Simulation(replace(sim.machine, extras={}), sim.workload, trace_runtimes)
     watched.run()
     blind.run()
-    assert blind.observer is None and watched.observer is not None
+    assert blind.recorder(ContentionObserver) is None
+    assert watched.recorder(ContentionObserver) is not None
     assert "inter_contention_time_mean" not in blind.results().metrics
     assert watched.start_times().tolist() == blind.start_times().tolist()
 
@@ -340,4 +343,4 @@ def test_plain_machines_are_not_observed() -> None:
         from_columns("one", submit=np.zeros(1), runtime=np.ones(1), size=np.array([4])),
         Policy(),
     )
-    assert sim.observer is None
+    assert sim.recorder(ContentionObserver) is None

@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.contention.io import IOLayout
-from meshsim.engine.contention.routing import FAMILIES, Link, LinkLoads, hops, link_space
-from meshsim.engine.contention.traffic import (
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.families.contention.io import IOLayout
+from meshsim.engine.families.contention.routing import FAMILIES, Link, LinkLoads, hops, link_space
+from meshsim.engine.families.contention.traffic import (
     PATTERNS,
     Traffic,
     cell_coords,
@@ -17,7 +18,6 @@ from meshsim.engine.contention.traffic import (
     job_traffic,
     mixed_traffic,
 )
-from meshsim.engine.errors import MeshsimError
 
 RNG = np.random.default_rng(0)
 

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.contention.io import IOLayout
-from meshsim.engine.contention.layouts import LAYOUTS, analyze_layout
-from meshsim.engine.contention.matrix import io_link_matrix
-from meshsim.engine.contention.routing import Link, link_space
-from meshsim.engine.contention.traffic import PATTERNS, io_coords
+from meshsim.engine.families.contention.io import IOLayout
+from meshsim.engine.families.contention.layouts import LAYOUTS, analyze_layout
+from meshsim.engine.families.contention.matrix import io_link_matrix
+from meshsim.engine.families.contention.routing import Link, link_space
+from meshsim.engine.families.contention.traffic import PATTERNS, io_coords
 
 SIZES = (16, 64, 256)
 RNG = np.random.default_rng(0)

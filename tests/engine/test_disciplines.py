@@ -1,8 +1,8 @@
 """Start disciplines of seed 001 on a flat machine (the mesh examples are in the mesh tests)."""
 
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
 from tests.engine.helpers import run, workload
 
 # flat:4. J1 holds 3 nodes for 10 s; J2 needs 4 (blocked until 10); J3..J6 need 1 node each.

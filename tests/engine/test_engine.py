@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.actions import Cancel, Hold, ReleaseHold, SetPolicy, Submit
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.actions import Cancel, Hold, ReleaseHold, SetPolicy, Submit
+from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.scheduling.backfill import ConservativeBackfill
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.swf import read_swf
-from meshsim.engine.workload import from_swf
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.swf import read_swf
+from meshsim.engine.workloads.workload import from_swf
 from tests.conftest import DATA, LUBLIN, NASA, require_trace
 from tests.engine.helpers import run, workload
 
@@ -87,7 +87,7 @@ def test_conservative_never_starts_later_than_first_reservation(rows):
     data = [(t, s, r, max(e, r)) for t, s, r, e in rows]  # estimates never too short
     sim = Simulation(load_machine("flat:8"), workload(data), Policy(backfill="conservative"))
     reservations: dict[int, list[float]] = {}
-    backfill = sim._backfill
+    backfill = sim.scheduler.backfill
     assert isinstance(backfill, ConservativeBackfill)
     while sim.step() is not None:
         for index, slot in backfill.slots.items():
@@ -107,7 +107,7 @@ def test_conservative_invariants_on_lublin():
     cut = w.submit < first + 7 * 86400
     rows = list(zip(w.submit[cut], w.size[cut], w.runtime[cut], w.runtime[cut] * 1.5, strict=True))
     sim = Simulation(machine, workload(rows), Policy(backfill="conservative"))
-    backfill = sim._backfill
+    backfill = sim.scheduler.backfill
     latest: dict[int, float] = {}
     while sim.step() is not None:
         for index, slot in backfill.slots.items():
@@ -140,7 +140,7 @@ def test_operator_actions_hold_release_cancel_submit():
     assert math.isnan(start[2])
     assert start[3] == 10  # the submitted job
     assert sim.explain(3) == "cancelled"
-    assert [a.kind for a in sim.action_log] == ["hold", "release", "cancel", "submit"]
+    assert [a.action.kind for a in sim.logged_actions()] == ["hold", "release", "cancel", "submit"]
 
 
 def test_cancel_a_running_job_frees_its_nodes():
@@ -226,7 +226,7 @@ def test_snapshot_is_immutable_and_explains_the_queue_head():
 
 
 def test_series_merges_buckets_and_keeps_time_weighted_means():
-    from meshsim.engine.series import Series
+    from meshsim.engine.kernel.series import Series
 
     s = Series(0.0, capacity=4, width=1.0)
     s.add(0.0, 2.0, 1.0, 2.0, 0.0)
@@ -239,7 +239,7 @@ def test_series_merges_buckets_and_keeps_time_weighted_means():
 
 
 def test_allocator_hooks_companion_finished_and_clock():
-    from meshsim.engine.allocators.flat import FlatAllocator
+    from meshsim.engine.allocation.flat import FlatAllocator
 
     class Pairing(FlatAllocator):
         seen: ClassVar[list[int]] = []
@@ -255,10 +255,10 @@ def test_allocator_hooks_companion_finished_and_clock():
             return 100.0 if now < 100 else None
 
     sim = Simulation(
-        load_machine("flat:4"), workload([(0, 4, 10), (1, 2, 5), (1, 1, 5), (2, 2, 5)])
+        load_machine("flat:4"),
+        workload([(0, 4, 10), (1, 2, 5), (1, 1, 5), (2, 2, 5)]),
+        allocator_class=Pairing,
     )
-    sim.allocator = Pairing(sim.machine, sim.allocator.rng)
-    sim._configure_pass()
     records = []
     while (r := sim.step()) is not None:
         records.append(r)
@@ -270,8 +270,8 @@ def test_allocator_hooks_companion_finished_and_clock():
 
 
 def test_migration_repacks_running_jobs_when_the_head_is_blocked():
-    from meshsim.engine.allocation import FREE, Placement
-    from meshsim.engine.allocators.flat import FlatAllocator
+    from meshsim.engine.allocation.allocator import FREE, Placement
+    from meshsim.engine.allocation.flat import FlatAllocator
 
     class Line(FlatAllocator):
         """Contiguous runs on a line of 4 cells: first fit; repack packs largest first."""

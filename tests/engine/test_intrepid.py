@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.allocation import ALLOCATORS
-from meshsim.engine.jobs import Job
-from meshsim.engine.machines import load_machine
-from meshsim.engine.partitions.menu import build_menu
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.workload import from_columns
+from meshsim.engine.allocation.allocator import ALLOCATORS
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.families.partitions.menu import build_menu
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.workload import from_columns
 
 INTREPID = load_machine("intrepid")
 MENU = build_menu(INTREPID.spec)
@@ -278,7 +278,7 @@ def test_remembered_decisions_match_a_fresh_allocator(rows, name):
         assert fresh.usable == used.usable
         assert fresh.free_nodes == used.free_nodes
         assert (fresh.owners() == used.owners()).all()
-        for job in sim.queue.ordered(used.now):
+        for job in sim.scheduler.queue.ordered(used.now):
             assert used.find(job) == fresh.find(job)
 
 

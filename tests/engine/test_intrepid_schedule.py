@@ -3,9 +3,9 @@ filling under EASY backfilling (a companion is backfilled too and may not delay 
 
 import pytest
 
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
 from tests.engine.helpers import workload
 
 INTREPID = load_machine("intrepid")
@@ -86,8 +86,8 @@ def test_paired_companion_without_an_admissible_mate_is_not_started():
 def test_partition_names_are_unique_and_placements_round_trip():
     import numpy as np
 
-    from meshsim.engine.allocation import ALLOCATORS
-    from meshsim.engine.partitions.menu import build_menu
+    from meshsim.engine.allocation.allocator import ALLOCATORS
+    from meshsim.engine.families.partitions.menu import build_menu
 
     menu = build_menu(INTREPID.spec)
     names = [p.name for p in menu.partitions]

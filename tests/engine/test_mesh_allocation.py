@@ -7,20 +7,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.allocation import ALLOCATORS, FREE
-from meshsim.engine.allocators.boxes import (
+from meshsim.engine.allocation.allocator import ALLOCATORS, FREE
+from meshsim.engine.allocation.boxes import (
     TallestBoxes,
     overlapping_starts,
     summed_table,
     window_max,
     window_sums,
 )
-from meshsim.engine.jobs import Job
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.shapes import box, paragon, request_for, square
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.workload import from_columns
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.shapes import box, paragon, request_for, square
+from meshsim.engine.workloads.workload import from_columns
 from tests.conftest import DATA
 
 MESH5X4 = load_machine(str(DATA / "mesh5x4.toml"))
@@ -72,7 +72,7 @@ def test_fig1_maximal_free_submeshes_and_the_mpl_choice():
     # choose the right one, our tie-break (scan order) takes the left one.
     placement = mpl.find(job(0, (2, 1)))
     assert placement.label == "(0,3) 2x1"
-    from meshsim.engine.allocators.contiguous import peripheral_length
+    from meshsim.engine.allocation.contiguous import peripheral_length
 
     scores = peripheral_length(
         (2, 1), np.array([[0, 3], [3, 3], [1, 3], [3, 1]]), (5, 4), (False, False)
@@ -108,7 +108,7 @@ def test_example_2_window_walk_through():
         sim.run(until=5)
         where = {r.job.job_id: r.placement.label for r in sim.running.values()}
         assert where == {1: "(0,0) 5x1", 2: "(0,1) 3x1", 4: "(0,2) 5x2", 5: "(3,1) 2x1"}
-        assert [j.job_id for j in sim.queue.ordered(5)] == [3, 6, 7]
+        assert [j.job_id for j in sim.scheduler.queue.ordered(5)] == [3, 6, 7]
         sim.run(until=11)
         # At t=10 A and B end: a 3x2 box is free at (0, 0). With K = 4 job 5 (id 7) is outside
         # the window (jobs 1-4, two of them served) and waits; with K = 5 it starts.

@@ -2,11 +2,11 @@
 
 import pytest
 
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.swf import read_swf
-from meshsim.engine.workload import from_swf
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.swf import read_swf
+from meshsim.engine.workloads.workload import from_swf
 from tests.conftest import DATA
 from tests.engine.helpers import run
 

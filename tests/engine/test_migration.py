@@ -7,20 +7,25 @@ pass must give the same schedule and the same migration counts."""
 import numpy as np
 import pytest
 
-from meshsim.engine.actions import Fail, Repair
-from meshsim.engine.grid import GridSpec
-from meshsim.engine.machines import Machine, load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.workload import from_columns
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.actions import Fail, Repair
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.grid import GridSpec
+from meshsim.engine.topology.machines import Machine, load_machine
+from meshsim.engine.workloads.workload import from_columns
 
 
-class AlwaysRepack(Simulation):
-    """Re-packs at every blocked pass, as the engine did before the skip."""
+def always_repack(sim: Simulation) -> Simulation:
+    """``sim``, made to re-pack at every blocked pass, as the engine did before the skip."""
+    state = sim.state
+    repack = state.repack
 
-    def _migrate(self) -> bool:
-        self._packed = -1
-        return super()._migrate()
+    def again() -> bool:
+        state._packed = -1
+        return repack()
+
+    state.repack = again
+    return sim
 
 
 def sides_workload(seed: int, n: int = 90):
@@ -45,14 +50,14 @@ def test_skipped_repacks_change_nothing(allocator, backfill):
     actions = [Fail(100.0, unit="5,5"), Repair(300.0, unit="5,5")]
     policy = Policy(allocator=allocator, backfill=backfill, migrate=True)
     runs = []
-    for kind in (Simulation, AlwaysRepack):
-        sim = kind(machine, workload, policy, actions=actions)
+    for make in (Simulation, lambda *args, **kw: always_repack(Simulation(*args, **kw))):
+        sim = make(machine, workload, policy, actions=actions)
         sim.run()
         runs.append(sim)
     skipping, always = runs
     assert skipping.start_times().tolist() == always.start_times().tolist()
-    assert skipping.migration == always.migration
-    assert skipping.migration.jobs > 0  # the workload does make jobs move
+    assert skipping.state.migration == always.state.migration
+    assert skipping.state.migration.jobs > 0  # the workload does make jobs move
 
 
 def test_backfilling_with_migration_migrates_before_it_backfills():

@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from meshsim.engine.allocation import ALLOCATORS
-from meshsim.engine.allocators.buddy import Block, BuddyForest, BuddyPlan
-from meshsim.engine.allocators.m2db import M2DBRegion, closeness, corners, m2db_plan, m2db_split
-from meshsim.engine.allocators.mbs import base4_digits, mbs_plan, quarter, square_tiling
-from meshsim.engine.contention.benchmarks import mesh_machine
-from meshsim.engine.jobs import Job
+from meshsim.engine.allocation.allocator import ALLOCATORS
+from meshsim.engine.allocation.buddy import Block, BuddyForest, BuddyPlan
+from meshsim.engine.allocation.m2db import M2DBRegion, closeness, corners, m2db_plan, m2db_split
+from meshsim.engine.allocation.mbs import base4_digits, mbs_plan, quarter, square_tiling
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.families.contention.benchmarks import mesh_machine
 
 
 def job(index: int, size: int) -> Job:

@@ -5,19 +5,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import meshsim.engine.allocators.mc  # noqa: F401
-from meshsim.engine.allocation import ALLOCATORS, Placement
-from meshsim.engine.allocators.grid_nodes import NodeGridAllocator
-from meshsim.engine.allocators.mc import (
+import meshsim.engine.allocation.mc  # noqa: F401
+from meshsim.engine.allocation.allocator import ALLOCATORS, Placement
+from meshsim.engine.allocation.grid_nodes import NodeGridAllocator
+from meshsim.engine.allocation.mc import (
     MCElongatedAllocator,
     build_cluster,
     candidate_costs,
     request_shape,
     ring,
 )
-from meshsim.engine.contention.benchmarks import mesh_machine
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.jobs import Job
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.families.contention.benchmarks import mesh_machine
 
 
 def job(index: int, size: int, shape: tuple[int, int] | None = None) -> Job:

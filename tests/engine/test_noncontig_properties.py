@@ -7,19 +7,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import meshsim.engine.allocators.m2db
-import meshsim.engine.allocators.mbs
-import meshsim.engine.allocators.mc
-import meshsim.engine.allocators.paging
-import meshsim.engine.allocators.plas
-import meshsim.engine.allocators.random_nodes
-from meshsim.engine.allocation import ALLOCATORS, FREE, Allocator, Placement
-from meshsim.engine.allocators.buddy import BuddyAllocator, BuddyForest
-from meshsim.engine.contention.benchmarks import mesh_machine
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.grid import GridSpec
-from meshsim.engine.jobs import Job
-from meshsim.engine.machines import Machine
+import meshsim.engine.allocation.m2db
+import meshsim.engine.allocation.mbs
+import meshsim.engine.allocation.mc
+import meshsim.engine.allocation.paging
+import meshsim.engine.allocation.random_nodes
+import meshsim.engine.families.contention.plas
+from meshsim.engine.allocation.allocator import ALLOCATORS, FREE, Allocator, Placement
+from meshsim.engine.allocation.buddy import BuddyAllocator, BuddyForest
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.families.contention.benchmarks import mesh_machine
+from meshsim.engine.topology.grid import GridSpec
+from meshsim.engine.topology.machines import Machine
 
 NAMES = ["paging", "random", "plas", "mc", "mc-elongated", "mbs", "m2db"]
 
@@ -33,9 +33,9 @@ ops = st.lists(
 
 
 def forest_of(a: Allocator) -> BuddyForest | None:
-    if isinstance(a, meshsim.engine.allocators.m2db.M2DBAllocator):
+    if isinstance(a, meshsim.engine.allocation.m2db.M2DBAllocator):
         return a.region.forest
-    if isinstance(a, meshsim.engine.allocators.mbs.MBSAllocator):
+    if isinstance(a, meshsim.engine.allocation.mbs.MBSAllocator):
         return a.forest
     return None
 

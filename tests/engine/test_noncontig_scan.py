@@ -5,21 +5,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import meshsim.engine.allocators.mc
-import meshsim.engine.allocators.paging
-import meshsim.engine.allocators.plas
-import meshsim.engine.allocators.random_nodes
-import meshsim.engine.contention.io
-import meshsim.engine.grid
-from meshsim.engine.allocation import ALLOCATORS
-from meshsim.engine.allocators.grid_nodes import middle_out
-from meshsim.engine.allocators.paging import paging_order
-from meshsim.engine.allocators.plas import plas_order
-from meshsim.engine.contention.balance import balance_factor, system_balance
-from meshsim.engine.contention.benchmarks import mesh_machine
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.jobs import Job
-from meshsim.engine.machines import load_machine
+import meshsim.engine.allocation.mc
+import meshsim.engine.allocation.paging
+import meshsim.engine.allocation.random_nodes
+import meshsim.engine.families.contention.io
+import meshsim.engine.families.contention.plas
+import meshsim.engine.topology.grid
+from meshsim.engine.allocation.allocator import ALLOCATORS
+from meshsim.engine.allocation.grid_nodes import middle_out
+from meshsim.engine.allocation.paging import paging_order
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.families.contention.balance import balance_factor, system_balance
+from meshsim.engine.families.contention.benchmarks import mesh_machine
+from meshsim.engine.families.contention.plas import plas_order
+from meshsim.engine.topology.machines import load_machine
 
 
 def job(index: int, size: int) -> Job:
@@ -55,7 +55,7 @@ def test_paging_takes_rows() -> None:
     a = ALLOCATORS.get("paging")(mesh_machine(4, 4), np.random.default_rng(0))
     p = a.find(job(0, 6))
     assert xy(p.cells, 4) == [(0, 0), (1, 0), (2, 0), (3, 0), (0, 1), (1, 1)]
-    snake = meshsim.engine.allocators.paging.PagingAllocator(
+    snake = meshsim.engine.allocation.paging.PagingAllocator(
         mesh_machine(4, 4), np.random.default_rng(0), order="snake"
     )
     assert xy(snake.find(job(0, 6)).cells, 4)[4:] == [(3, 1), (2, 1)]

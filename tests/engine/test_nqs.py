@@ -8,16 +8,16 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.generators import load_workload
-from meshsim.engine.jobs import Job
-from meshsim.engine.machines import load_machine
-from meshsim.engine.nqs.policy import NQSPriority
-from meshsim.engine.nqs.queues import map_queues
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.swf import parse_header
-from meshsim.engine.workload import from_columns
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.families.nqs.policy import NQSPriority
+from meshsim.engine.families.nqs.queues import map_queues
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.generators import load_workload
+from meshsim.engine.workloads.swf import parse_header
+from meshsim.engine.workloads.workload import from_columns
 from tests.conftest import DATA
 
 CHICAGO = ZoneInfo("America/Chicago")

@@ -6,12 +6,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import meshsim.engine.nqs.report  # noqa: F401
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.reports import REPORTS
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.workload import from_columns
+import meshsim.engine.families.nqs.report  # noqa: F401
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.reports import REPORTS
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.workload import from_columns
 from tests.conftest import DATA
 from tests.engine.test_nqs import HEADER
 
@@ -69,7 +69,7 @@ TABLE5 = [
 def test_paragon_sdsc_machine_is_the_papers():
     import re
 
-    from meshsim.engine.nqs.allocator import nqs_config
+    from meshsim.engine.families.nqs.allocator import nqs_config
 
     machine = load_machine("paragon-sdsc")
     config = nqs_config(machine)

@@ -8,15 +8,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.actions import Fail, Repair, Reserve
-from meshsim.engine.allocation import DOWN, FREE, RESERVED
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.units import block_cells, unit_cell, unit_count, unit_name
-from meshsim.engine.validation.scenario_checks import read_action
-from meshsim.engine.workload import from_columns
+from meshsim.engine.allocation.allocator import DOWN, FREE, RESERVED
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.actions import Fail, Repair, Reserve
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.tools.scenario_checks import read_action
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.topology.units import block_cells, unit_cell, unit_count, unit_name
+from meshsim.engine.workloads.workload import from_columns
 from tests.conftest import DATA
 
 MESH = str(DATA / "mesh5x4.toml")
@@ -137,7 +137,9 @@ def test_a_down_unit_is_never_allocated(name, alloc, data):
     m = machine(name)
     probe = simulate(name, alloc, [(0, 1, 1)])
     usable = [
-        c for c in range(unit_count(m)) if probe._occupant(c, probe.allocator.owners()) == FREE
+        c
+        for c in range(unit_count(m))
+        if probe.state.outages.occupant(c, probe.allocator.owners()) == FREE
     ]
     down = data.draw(st.lists(st.sampled_from(usable), max_size=4, unique=True), label="down")
     fail_time = data.draw(st.sampled_from([0.0, 7.0]), label="fail at")
@@ -193,7 +195,7 @@ def test_requeue_kill_and_repair(name, alloc):
         sim.run(until=49)
         assert not sim.running
         sim.run()
-        start, end = sim.start_times(), sim._finish
+        start, end = sim.start_times(), sim.ledger.finish
         metrics = sim.results().metrics
         if on_job == "requeue":
             assert metrics["requeued_jobs"] == 1

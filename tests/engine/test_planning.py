@@ -5,9 +5,9 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.allocation import Placement
-from meshsim.engine.jobs import Job
-from meshsim.engine.planning import CountPlanner, Releases, Slot, count_shadow, span_end
+from meshsim.engine.allocation.allocator import Placement
+from meshsim.engine.allocation.planning import CountPlanner, Releases, Slot, count_shadow, span_end
+from meshsim.engine.core.jobs import Job
 
 
 def job(index: int, size: int) -> Job:

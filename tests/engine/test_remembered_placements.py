@@ -7,12 +7,12 @@ out of service, under FCFS and backfilling."""
 import numpy as np
 import pytest
 
-from meshsim.engine.actions import Fail, Repair
-from meshsim.engine.allocators.contiguous import MaxFreeBox
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.workload import from_columns
+from meshsim.engine.allocation.contiguous import MaxFreeBox
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.actions import Fail, Repair
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.workload import from_columns
 
 
 def arbitrary_sizes(seed: int, n: int = 160):
@@ -48,7 +48,7 @@ def run(backfill: str, monkeypatch: pytest.MonkeyPatch, *, remembers: bool) -> t
             actions=[Fail(3_000.0, unit="1,1,1"), Repair(9_000.0, unit="1,1,1")],
         )
         sim.run()
-    return sim.start_times().tolist(), sim.migration, len(choices)
+    return sim.start_times().tolist(), sim.state.migration, len(choices)
 
 
 @pytest.mark.parametrize("backfill", ["none", "easy"])
@@ -59,3 +59,25 @@ def test_remembered_placements_change_no_decision(backfill, monkeypatch):
     assert migration == migration_without
     assert migration.passes > 0  # the workload does re-pack
     assert choices < choices_without  # and the memo answers some of the questions
+
+
+def test_the_memo_answers_only_what_it_was_told_and_stays_bounded(monkeypatch):
+    from meshsim.engine.allocation import placement_memo
+    from meshsim.engine.allocation.allocator import Placement
+
+    monkeypatch.setattr(placement_memo, "PLACEMENTS_KEPT", 2)
+    memo = placement_memo.PlacementMemo(enabled=True)
+    busy = np.zeros((2, 2), dtype=bool)
+    here = Placement((0, 1), 2, "(0,0) 1x2")
+    first = memo.key(busy, 2, None)
+    memo.keep(first, here)
+    assert memo.get(first) is here
+    assert memo.get(memo.key(busy, 2, (2, 1))) is placement_memo.UNKNOWN  # another shape
+    busy[0, 0] = True
+    memo.keep(memo.key(busy, 2, None), None)  # "does not fit" is an answer too
+    assert memo.get(memo.key(busy, 2, None)) is None
+    memo.keep(memo.key(busy, 1, None), here)  # a third answer empties the full memo first
+    assert memo.get(first) is placement_memo.UNKNOWN
+    off = placement_memo.PlacementMemo(enabled=False)
+    off.keep(off.key(busy, 2, None), here)
+    assert off.key(busy, 2, None) is None and off.get(None) is placement_memo.UNKNOWN

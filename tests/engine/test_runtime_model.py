@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from meshsim.engine.generators import ROOT, generate
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.toml_table import Table
-from meshsim.engine.workload import from_columns
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.core.toml_table import Table
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.generators import ROOT, generate
+from meshsim.engine.workloads.workload import from_columns
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def test_moved_completions_leave_no_trace_after_the_last_end(machine):
     last_end = sim.job_table()["end"].max()
     assert sim.done
     assert sim.now == last_end
-    assert sim.integrals.last == last_end
+    assert sim.time.integrals.last == last_end
     assert sim.events == 4  # two arrivals, two ends; moved completions are not events
     assert sim.results().metrics["lost_capacity"] == pytest.approx(0.0, abs=1e-12)
 

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.actions import Cancel, Fail, LoggedAction, Repair, Reserve, Submit
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.outputs import dumps
-from meshsim.engine.runcase import RunOptions, case_document, prepare
-from meshsim.engine.scenario import (
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.kernel.actions import Cancel, Fail, LoggedAction, Repair, Reserve, Submit
+from meshsim.engine.tools.outputs import dumps
+from meshsim.engine.tools.runcase import RunOptions, case_document, prepare
+from meshsim.engine.tools.scenario import (
     SCHEMA,
     Scenario,
     load_scenario,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from meshsim.engine.series import Series
+from meshsim.engine.kernel.series import Series
 
 
 def test_a_time_on_a_bucket_edge_by_rounding_advances() -> None:

@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from meshsim.engine.actions import Cancel, Hold, SetPolicy
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import COMPARED, Session, compare_results
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.kernel.actions import Cancel, Hold, SetPolicy
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.session import COMPARED, Session, compare_results
 
 MESH = RunOptions(machine="tests/data/mesh5x4.toml", workload="tests/data/mesh-sides-small.toml")
 
@@ -158,7 +158,7 @@ def test_finished_copy_runs_to_the_end_without_moving_the_session() -> None:
     assert session.events == 4
     whole = Session(MESH)
     whole.step(1_000_000)
-    assert done.results().metrics == whole.sim.results().metrics
+    assert done.results().metrics == whole.results().metrics
 
 
 def test_job_details_for_waiting_running_and_finished_jobs() -> None:
@@ -181,14 +181,14 @@ def test_compare_results_gives_relative_gains_against_the_base() -> None:
     base = Session(MESH)
     branch = base.fork()
     branch.act_now(SetPolicy(time=0.0, backfill="easy"))
-    base.sim.run()
-    branch.sim.run()
-    deltas = {d.name: d for d in compare_results(base.sim, branch.sim)}
+    base.run()
+    branch.run()
+    deltas = {d.name: d for d in compare_results(base, branch)}
     assert list(deltas) == [name for name in COMPARED if name in deltas]
     wait = deltas["avg_wait_s"]
-    assert wait.base == base.sim.results().metrics["avg_wait_s"]
-    assert wait.branch == branch.sim.results().metrics["avg_wait_s"]
+    assert wait.base == base.results().metrics["avg_wait_s"]
+    assert wait.branch == branch.results().metrics["avg_wait_s"]
     if wait.base:
         assert wait.gain == pytest.approx((wait.base - wait.branch) / wait.base)
-    same = compare_results(base.sim, base.sim)
+    same = compare_results(base, base)
     assert all(d.gain == 0.0 or math.isnan(d.gain) for d in same)

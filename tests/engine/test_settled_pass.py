@@ -1,13 +1,13 @@
 """A settled pass (only arrivals since the last one) starts exactly what a full pass would.
 
 The engine skips re-trying the jobs the last pass left waiting when nothing was released since
-(:meth:`meshsim.engine.simulation.Simulation._pass`). The same runs with an allocator that does not
-declare stable refusals always take full passes; the two must agree event by event, in start times
-and in the reasons given for waiting jobs, including when jobs overrun their estimates and when the
-operator fails, repairs and holds. Likewise for an allocator that does not declare that it fits by
-count, which takes no idle passes (nothing fits) and makes EASY ask ``fits`` of every job. One
-difference is allowed, and checked to be true: a settled pass keeps EASY's reservation for the
-unchanged head, so its reason may name the reserved time where a full pass that found nothing to
+(:class:`meshsim.engine.scheduling.scheduler.Scheduler`). The same runs with an allocator that
+does not declare stable refusals always take full passes; the two must agree event by event, in
+start times and in the reasons given for waiting jobs, including when jobs overrun their estimates
+and when the operator fails, repairs and holds. Likewise for an allocator that does not declare that
+it fits by count, which takes no idle passes (nothing fits) and makes EASY ask ``fits`` of every
+job. One difference is allowed, and checked to be true: a settled pass keeps EASY's reservation for
+the unchanged head, so its reason may name the reserved time where a full pass that found nothing to
 backfill did not compute it."""
 
 import re
@@ -15,11 +15,11 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.actions import Fail, Hold, ReleaseHold, Repair
-from meshsim.engine.allocators.flat import FlatAllocator
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
+from meshsim.engine.allocation.flat import FlatAllocator
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.actions import Fail, Hold, ReleaseHold, Repair
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
 from tests.engine.helpers import workload
 
 
@@ -57,7 +57,7 @@ def trace(sim: Simulation) -> list[tuple]:
     seen = []
     while (record := sim.step()) is not None:
         snap = sim.snapshot(reasons=50)
-        easy = sim._backfill
+        easy = sim.scheduler.backfill
         head = getattr(easy, "head", None)
         slot = getattr(easy, "slot", None)
         reserved = None if head is None or slot is None else (head.job_id, slot.start)
@@ -88,7 +88,7 @@ def test_settled_passes_change_nothing(rows, policy, operator):
             actions=actions,
             allocator_class=allocator,
         )
-        runs.append((trace(sim), sim.start_times().tolist(), sim.rejected_actions))
+        runs.append((trace(sim), sim.start_times().tolist(), sim.action_rejections()))
     assert [step[0] for step in runs[0][0]] == [step[0] for step in runs[1][0]]
     assert runs[0][1] == runs[1][1]
     assert runs[2][0] == runs[0][0]  # idle passes and counting change nothing either
@@ -103,4 +103,4 @@ def test_settled_passes_change_nothing(rows, policy, operator):
                 assert RESERVED.sub("", kept) == computed
                 head = int(re.search(r"delay job (\d+)", computed).group(1))
                 assert RESERVED.search(kept).group(0) == f" reserved for t={last_computed[head]:g}"
-    assert list(runs[0][2].values()) == list(runs[1][2].values())
+    assert runs[0][2] == runs[1][2]

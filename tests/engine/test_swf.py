@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.machines import load_machine
-from meshsim.engine.swf import FIELDS, read_swf, write_swf
-from meshsim.engine.workload import from_swf
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.swf import FIELDS, read_swf, write_swf
+from meshsim.engine.workloads.workload import from_swf
 from tests.conftest import DATA, NASA, require_trace
 
 ROW = "1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1"
@@ -149,7 +149,7 @@ def test_round_trip(tmp_path_factory, rows):
 def test_shipped_excerpt_is_the_first_thousand_jobs_of_the_nasa_log():
     """``traces/nasa-ipsc-1000.swf`` (the README's tour) is the cleaned NASA log's first 1,000
     records, byte for byte, under its header and a note naming the source."""
-    from meshsim.engine.bundled import bundled_file
+    from meshsim.engine.core.bundled import bundled_file
 
     excerpt = bundled_file("meshsim.traces", "nasa-ipsc-1000.swf")
     trace = read_swf(excerpt)

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from meshsim.engine.actions import ACTIONS
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.experiments.reproduce import experiment_names, load_experiment
-from meshsim.engine.machines import bundled_machines, load_machine
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.kernel.actions import ACTIONS
 from meshsim.engine.rejections import REASONS, ActionRejected
-from meshsim.engine.runcase import RunOptions
+from meshsim.engine.tools.experiments.reproduce import experiment_names, load_experiment
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.scenario_checks import ACTION_SECTIONS
+from meshsim.engine.topology.machines import bundled_machines, load_machine
 from meshsim.engine.validation.formats import formats
 from meshsim.engine.validation.limits import CELLS, LIMITS
 from meshsim.engine.validation.options import RUN, flag
 from meshsim.engine.validation.rules import Rule, check_value
-from meshsim.engine.validation.scenario_checks import ACTION_SECTIONS
 from meshsim.engine.writing import Batch, Staged, Target, check_targets
 
 

@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.jobs import Job
+from meshsim.engine.core.jobs import Job
 from meshsim.engine.scheduling.orders import FCFS, SJF, WFP, WaitingQueue
 
 

@@ -2,13 +2,13 @@
 
 A case with options is ``meshsim run`` with those options; a case with a scenario file is ``meshsim
 run --scenario FILE``. Both go through the functions the command uses
-(:func:`meshsim.engine.runcase.prepare` and
-:func:`~meshsim.engine.runcase.case_document`, or
-:meth:`meshsim.engine.scenario.Scenario.build` and
-:func:`~meshsim.engine.scenario.scenario_document`), with the event log written by the
+(:func:`meshsim.engine.tools.runcase.prepare` and
+:func:`~meshsim.engine.tools.runcase.case_document`, or
+:meth:`meshsim.engine.tools.scenario.Scenario.build` and
+:func:`~meshsim.engine.tools.scenario.scenario_document`), with the event log written by the
 command's own
-:class:`~meshsim.engine.outputs.EventLogWriter` and the document by
-:func:`~meshsim.engine.outputs.dumps`. Cases run from the repository root, so the paths they
+:class:`~meshsim.engine.tools.outputs.EventLogWriter` and the document by
+:func:`~meshsim.engine.tools.outputs.dumps`. Cases run from the repository root, so the paths they
 name (and echo in ``inputs``) are relative to it. The result's ``meshsim_version`` is masked, so a
 release does not rewrite the files."""
 
@@ -21,9 +21,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-from meshsim.engine.outputs import EventLogWriter, dumps
-from meshsim.engine.runcase import RunOptions, case_document, prepare
-from meshsim.engine.scenario import load_scenario, scenario_document
+from meshsim.engine.tools.outputs import EventLogWriter, dumps
+from meshsim.engine.tools.runcase import RunOptions, case_document, prepare
+from meshsim.engine.tools.scenario import load_scenario, scenario_document
 from tests.golden.cases import GoldenCase
 
 ROOT = Path(__file__).resolve().parents[2]

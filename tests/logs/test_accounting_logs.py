@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.families.partitions.menu import build_menu
+from meshsim.engine.families.partitions.recorded import partition_midplanes
 from meshsim.engine.logs.formats import detect
 from meshsim.engine.logs.pbs import exec_host_slots, nodes_processors, select_processors
 from meshsim.engine.logs.records import CANCELLED, COMPLETED, FAILED, LogJob
 from meshsim.engine.logs.trace import LogTrace, replay_workload
-from meshsim.engine.machines import flat_machine, load_machine
-from meshsim.engine.partitions.menu import build_menu
-from meshsim.engine.partitions.recorded import partition_midplanes
-from meshsim.engine.swf import ALLOC, PARTITION, REQ_PROCS, REQ_TIME, RUN, STATUS
+from meshsim.engine.topology.machines import flat_machine, load_machine
+from meshsim.engine.workloads.swf import ALLOC, PARTITION, REQ_PROCS, REQ_TIME, RUN, STATUS
 from tests.logs.helpers import LOGS, read
 
 TORQUE = LOGS / "pbs-torque.log"

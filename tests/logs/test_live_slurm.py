@@ -27,12 +27,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.logs.trace import LogTrace, read_trace, replay_workload
-from meshsim.engine.machines import flat_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.swf import read_swf
+from meshsim.engine.topology.machines import flat_machine
+from meshsim.engine.workloads.swf import read_swf
 from tests.conftest import SHARED_TRACES, require_trace
 from tests.logs.slurm_cluster import SlurmCluster, missing_tools
 

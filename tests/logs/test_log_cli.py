@@ -13,9 +13,9 @@ import sys
 import pytest
 
 from meshsim.engine.logs.trace import ORIGIN_COLUMNS
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import Session
-from meshsim.engine.swf import read_swf
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.session import Session
+from meshsim.engine.workloads.swf import read_swf
 from tests.conftest import DATA
 
 LOGS = DATA / "logs"
@@ -189,6 +189,6 @@ def test_the_console_session_opens_on_a_log():
         alloc="recorded",
     )
     session = Session(options)
-    session.sim.run()
-    assert session.sim.results().metrics["jobs"] == 7
+    session.run()
+    assert session.results().metrics["jobs"] == 7
     assert session.workload.skipped["cancelled_before_start"] == 1

@@ -9,13 +9,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meshsim.engine.machines import load_machine
-from meshsim.engine.partitions.menu import build_menu
-from meshsim.engine.partitions.recorded import NO_RECORD, TOO_SMALL, partition_midplanes
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import Simulation
-from meshsim.engine.swf import parse_header
-from meshsim.engine.workload import from_columns
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.families.partitions.menu import build_menu
+from meshsim.engine.families.partitions.recorded import NO_RECORD, TOO_SMALL, partition_midplanes
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.swf import parse_header
+from meshsim.engine.workloads.workload import from_columns
 
 INTREPID = load_machine("intrepid")
 MENU = build_menu(INTREPID.spec)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.logs.formats import detect
 from meshsim.engine.logs.records import CANCELLED, COMPLETED, FAILED
 from meshsim.engine.logs.trace import LogTrace, replay_workload
-from meshsim.engine.machines import flat_machine
-from meshsim.engine.swf import REQ_TIME, RUN, STATUS, SUBMIT, WAIT
+from meshsim.engine.topology.machines import flat_machine
+from meshsim.engine.workloads.swf import REQ_TIME, RUN, STATUS, SUBMIT, WAIT
 from tests.logs.helpers import LOGS, read
 
 JOBCOMP = LOGS / "slurm-jobcomp.txt"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.logs.values import ValueProblem, duration, message, stamp, zone
 
 

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from meshsim.cli.sweep import command_schema
-from meshsim.engine.experiments.options import OptionSchema
+from meshsim.engine.tools.experiments.options import OptionSchema
 from tests.conftest import DATA
 
 TINY = DATA / "tiny.swf"

@@ -9,9 +9,9 @@ from dataclasses import fields
 import pytest
 
 from meshsim.cli import run as run_command
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.outputs import dumps
-from meshsim.engine.runcase import RunOptions, run_case
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.tools.outputs import dumps
+from meshsim.engine.tools.runcase import RunOptions, run_case
 from tests.conftest import DATA
 
 OUTPUT_PARAMETERS = {

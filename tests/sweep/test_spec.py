@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.experiments.plan import plan_cases, toml_value
-from meshsim.engine.experiments.spec import expand, load_spec, varying_keys
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.tools.experiments.plan import plan_cases, toml_value
+from meshsim.engine.tools.experiments.spec import expand, load_spec, varying_keys
 from tests.sweep.helpers import TINY, run_schema, write
 
 
@@ -137,7 +137,7 @@ def test_toml_values_round_trip():
 
 
 def test_compare_where_keeps_workload_parameter_names():
-    from meshsim.engine.experiments.reproduce import load_experiment
+    from meshsim.engine.tools.experiments.reproduce import load_experiment
 
     first = load_experiment("mache1999-table9").comparisons[0]
     assert set(first.where) == {"alloc", "workload.io_share"}

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from meshsim.engine.experiments.stats import (
+from meshsim.engine.tools.experiments.stats import (
     aggregate,
     fraction_above,
     gains,
@@ -12,7 +12,7 @@ from meshsim.engine.experiments.stats import (
     relative_gain,
     t975,
 )
-from meshsim.engine.experiments.tables import CaseRow
+from meshsim.engine.tools.experiments.tables import CaseRow
 
 
 def test_t_quantiles_from_the_table_and_between_entries():

@@ -6,14 +6,14 @@ from dataclasses import replace
 
 import pytest
 
-from meshsim.engine.experiments.executors import InlineExecutor, make_executor
-from meshsim.engine.experiments.options import OptionSchema
-from meshsim.engine.experiments.runners import RUNNERS, Runner
-from meshsim.engine.experiments.spec import expand, load_spec
-from meshsim.engine.experiments.store import ResultStore
-from meshsim.engine.experiments.sweep import run_sweep
-from meshsim.engine.experiments.tables import load_rows, parquet_available
-from meshsim.engine.runcase import RunOptions, run_case
+from meshsim.engine.tools.experiments.executors import InlineExecutor, make_executor
+from meshsim.engine.tools.experiments.options import OptionSchema
+from meshsim.engine.tools.experiments.runners import RUNNERS, Runner
+from meshsim.engine.tools.experiments.spec import expand, load_spec
+from meshsim.engine.tools.experiments.store import ResultStore
+from meshsim.engine.tools.experiments.sweep import run_sweep
+from meshsim.engine.tools.experiments.tables import load_rows, parquet_available
+from meshsim.engine.tools.runcase import RunOptions, run_case
 from tests.sweep.helpers import TINY, WORKLOAD, meshsim, run_schema, write
 
 CALLS: list[int] = []
@@ -142,7 +142,7 @@ def test_process_pool_gives_the_same_table_as_in_process(tmp_path):
     ("name", "message"), [("slurm", "unknown executor 'slurm'"), ("local", "at least 1")]
 )
 def test_bad_executor_requests(name, message):
-    from meshsim.engine.errors import MeshsimError
+    from meshsim.engine.core.errors import MeshsimError
 
     with pytest.raises(MeshsimError, match=message):
         make_executor(name, 0 if name == "local" else None)

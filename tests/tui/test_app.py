@@ -12,18 +12,18 @@ import subprocess
 import sys
 import weakref
 from collections.abc import Callable
-from operator import attrgetter, methodcaller
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.widgets._footer import FooterKey
 
-from meshsim.engine.allocation import DOWN
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import Session
+from meshsim.engine.allocation.allocator import DOWN
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.session import Session
 from meshsim.tui.app import FrameReady, MeshsimApp, make_app
 from meshsim.tui.driver import Frame
+from meshsim.tui.requests import Query
 from meshsim.tui.screens.confirm import ConfirmScreen
 from meshsim.tui.screens.form import FormScreen
 from meshsim.tui.screens.report import ReportScreen
@@ -51,8 +51,8 @@ async def until(pilot, test: Callable[[], bool], timeout: float = 15.0) -> None:
 _ASKED = itertools.count()
 
 
-async def ask(pilot, app: MeshsimApp, question: Callable[[Session], Any]) -> Any:  # type: ignore[no-untyped-def]
-    """The engine's answer to ``question``, a picklable function of the session (paused)."""
+async def ask(pilot, app: MeshsimApp, question: Query) -> Any:  # type: ignore[no-untyped-def]
+    """The engine's answer to ``question`` (paused)."""
     label = f"ask {next(_ASKED)}"
     app.send(question, label)
     await until(pilot, lambda: app.frame is not None and app.frame.label == label)
@@ -118,7 +118,7 @@ async def test_goto_event_and_time_then_back_replays() -> None:
         await pilot.press("g")
         await fill(pilot, app, {"target": "3"})
         await until(pilot, lambda: app.frame.label == "go to" and app.frame.snapshot.time <= 3)
-        assert await ask(pilot, app, methodcaller("peek")) > 3
+        assert await ask(pilot, app, Query("peek")) > 3
 
 
 async def test_a_bad_goto_keeps_the_form_open_with_the_error() -> None:
@@ -196,12 +196,12 @@ async def test_hold_release_cancel_and_undo_go_through_the_action_log() -> None:
         await until(
             pilot, lambda: target.index not in {j.index for j in app.frame.snapshot.waiting}
         )
-        kinds = [a.action.kind for a in await ask(pilot, app, attrgetter("actions"))]
+        kinds = [a.action.kind for a in await ask(pilot, app, Query("actions"))]
         assert kinds == ["hold", "release", "cancel"]
         await pilot.press("z")
         await until(pilot, lambda: app.frame.label == "undo")
-        assert len(await ask(pilot, app, attrgetter("actions"))) == 2
-        assert await ask(pilot, app, methodcaller("explain", target.job_id)) != "cancelled"
+        assert len(await ask(pilot, app, Query("actions"))) == 2
+        assert await ask(pilot, app, Query("explain", (target.job_id,))) != "cancelled"
 
 
 async def test_submit_a_job_now() -> None:
@@ -211,7 +211,7 @@ async def test_submit_a_job_now() -> None:
         await pilot.press("a")
         await fill(pilot, app, {"size": "3", "runtime": "2m", "estimate": ""})
         await until(pilot, lambda: app.frame.label == "submit")
-        submitted = (await ask(pilot, app, attrgetter("actions")))[-1].action
+        submitted = (await ask(pilot, app, Query("actions")))[-1].action
         assert (submitted.kind, submitted.size, submitted.runtime) == ("submit", 3, 120.0)
 
 
@@ -227,7 +227,7 @@ async def test_fail_and_repair_the_unit_under_the_map_cursor() -> None:
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("n")
         await until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
-        assert await ask(pilot, app, attrgetter("actions")) == (), "no is no action"
+        assert await ask(pilot, app, Query("actions")) == (), "no is no action"
         await pilot.press("f")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
@@ -249,7 +249,7 @@ async def test_reserve_a_block_and_change_policy_from_now_on() -> None:
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await until(pilot, lambda: app.frame.label == "reserve")
-        assert (await ask(pilot, app, attrgetter("actions")))[-1].action.kind == "reserve"
+        assert (await ask(pilot, app, Query("actions")))[-1].action.kind == "reserve"
         await pilot.press("p")
         await fill(pilot, app, {"backfill": "easy"})
         await until(pilot, lambda: app.frame.snapshot.policy.backfill == "easy")
@@ -266,7 +266,7 @@ async def test_what_if_compares_both_branches() -> None:
         body = app.screen.plain_text()
         assert "avg_wait_s" in body and "backfill=easy" in body
         assert event(app) == 10, "the session itself does not move"
-        assert await ask(pilot, app, attrgetter("events")) == 10
+        assert await ask(pilot, app, Query("events")) == 10
 
 
 async def test_help_lists_every_binding_and_tabs_cycle() -> None:
@@ -372,7 +372,7 @@ async def test_saved_scenario_replays_headless_to_the_consoles_export(tmp_path: 
         await pilot.press("p")
         await fill(pilot, app, {"queue": "sjf"})
         await until(pilot, lambda: app.frame.label == "policy")
-        assert len(await ask(pilot, app, attrgetter("actions"))) == 2
+        assert len(await ask(pilot, app, Query("actions"))) == 2
         await pilot.press("ctrl+s")
         await fill(pilot, app, {"path": str(tmp_path / "s.json")})
         await until(pilot, lambda: (tmp_path / "s.json").exists())
@@ -440,7 +440,7 @@ async def test_live_frames_redraw_the_metrics_tab_only_with_fresh_result_metrics
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.frame is not None)
         session = Session(MESH)
-        metrics = session.sim.results().metrics
+        metrics = session.results().metrics
         label = app.query_one("#label-queue")
 
         def show(steps: int, live: bool, results: dict[str, float | int]) -> str:

@@ -12,17 +12,17 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import partial
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from meshsim.engine.errors import MeshsimError
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import Session
-from meshsim.tui import tasks
-from meshsim.tui.driver import Driver, Frame, Live
+from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.session import Session
+from meshsim.tui.driver import Driver, Frame
 from meshsim.tui.engine_process import EngineProcess, Opening
+from meshsim.tui.requests import GoToEvent, Live, Query, Request, Step, handle
 
 ROOT = Path(__file__).resolve().parents[2]
 MESH = RunOptions(
@@ -55,9 +55,14 @@ class Recorder:
                 self._cond.wait(left)
 
 
-def _stepped(session: Session, count: int) -> str:
-    session.step(count)
-    return "stepped"
+@dataclass(frozen=True)
+class LoadedUILibraries(Request):
+    """A test's own request: the UI libraries the engine process has loaded."""
+
+
+@handle.register(LoadedUILibraries)
+def _loaded_ui_libraries(request: LoadedUILibraries, driver: Driver) -> list[str]:
+    return sorted(name for name in sys.modules if name.split(".")[0] in ("textual", "rich"))
 
 
 @contextmanager
@@ -78,22 +83,20 @@ def running(**options: float) -> Iterator[tuple[Driver, Recorder]]:
 def test_commands_run_on_the_worker_and_each_publishes_a_frame() -> None:
     with running() as (driver, frames):
         frames.wait(lambda f: f.snapshot.event == 0)
-        driver.send(partial(_stepped, count=5), "step")
+        driver.send(Step(5), "step")
         frame = frames.wait(lambda f: f.label == "step")
         assert frame.snapshot.event == 5
-        assert frame.result == "stepped"
         assert frame.metrics is not None and "avg_wait_s" in frame.metrics
+        driver.send(Query("events"), "count")
+        assert frames.wait(lambda f: f.label == "count").result == 5
 
 
 def test_an_engine_error_comes_back_as_a_frame_not_an_exception() -> None:
-    def bad(session: Session) -> None:
-        raise MeshsimError("no job 99")
-
     with running() as (driver, frames):
-        driver.send(bad, "find")
+        driver.send(Query("explain", (99_999,)), "find")
         frame = frames.wait(lambda f: f.label == "find")
-        assert frame.error == "no job 99"
-        driver.send(partial(tasks.step, count=1), "after")
+        assert frame.error == "no job 99999"
+        driver.send(Step(1), "after")
         assert frames.wait(lambda f: f.label == "after").snapshot.event == 1
 
 
@@ -129,11 +132,9 @@ def test_a_speed_must_be_positive() -> None:
 
 def test_any_other_exception_in_a_command_comes_back_as_an_internal_error() -> None:
     with running() as (driver, frames):
-        driver.send(partial(_divide, by=0), "bug")
-        assert frames.wait(lambda f: f.label == "bug").error.startswith(
-            "internal error: ZeroDivisionError"
-        )
-        driver.send(partial(tasks.step, count=2), "after")
+        driver.send(Query("explain"), "bug")
+        assert frames.wait(lambda f: f.label == "bug").error.startswith("internal error: TypeError")
+        driver.send(Step(2), "after")
         assert frames.wait(lambda f: f.label == "after").snapshot.event == 2
 
 
@@ -148,10 +149,6 @@ def test_live_frames_come_at_the_chosen_rate_without_waiting_for_anyone() -> Non
         assert 12 <= live <= 22, live
 
 
-def _divide(session: Session, by: int) -> float:
-    return session.events / by
-
-
 # ---------------------------------------------------------------------- the engine process
 
 
@@ -164,21 +161,17 @@ class Collector:
         engine.listen(self.frames, self.ended.append)
 
 
-def _loaded_ui_libraries(session: Session) -> list[str]:
-    return sorted(name for name in sys.modules if name.split(".")[0] in ("textual", "rich"))
-
-
 def test_the_engine_process_runs_commands_and_never_loads_textual() -> None:
     engine = EngineProcess(Opening(MESH))
     try:
         assert engine.first.snapshot.event == 0
         got = Collector(engine)
-        engine.send(partial(tasks.step, count=5), "step")
+        engine.send(Step(5), "step")
         assert got.frames.wait(lambda f: f.label == "step").snapshot.event == 5
-        engine.send(partial(Session.goto_event, number=99_999_999), "no")
-        engine.send(partial(_divide, by=0), "bug")
+        engine.send(GoToEvent(99_999_999), "no")
+        engine.send(Query("explain"), "bug")
         assert got.frames.wait(lambda f: f.label == "bug").error.startswith("internal error")
-        engine.send(_loaded_ui_libraries, "modules")
+        engine.send(LoadedUILibraries(), "modules")
         assert got.frames.wait(lambda f: f.label == "modules").result == []
     finally:
         engine.stop()
@@ -193,7 +186,7 @@ def test_every_answer_arrives_while_live_frames_pour_in() -> None:
         engine.send(Live(True, 1.0))
         got.frames.wait(lambda f: f.live)
         for number in range(20):
-            engine.send(partial(_divide, by=1), f"ask {number}")
+            engine.send(Query("events"), f"ask {number}")
         for number in range(20):
             got.frames.wait(lambda f, n=number: f.label == f"ask {n}")
         labels = [f.label for f in got.frames.frames if f.answers]
@@ -226,6 +219,22 @@ def test_an_engine_that_dies_is_reported_once() -> None:
         time.sleep(0.02)
     assert got.ended and "ended unexpectedly" in got.ended[0]
     with pytest.raises(MeshsimError, match="has ended"):
-        engine.send(partial(tasks.step, count=1))
+        engine.send(Step(1))
     engine.stop()
     assert got.ended == got.ended[:1]
+
+
+def test_each_request_type_has_its_handler_and_an_unknown_query_is_refused() -> None:
+    from meshsim.tui import requests
+
+    declared = [
+        cls
+        for cls in vars(requests).values()
+        if isinstance(cls, type) and issubclass(cls, Request) and cls is not Request
+    ]
+    assert all(
+        requests.handle.dispatch(cls) is not requests.handle.dispatch(Request) for cls in declared
+    )
+    with running() as (driver, frames):
+        driver.send(Query("__class__"), "sneaky")
+        assert frames.wait(lambda f: f.label == "sneaky").error.startswith("unknown query")

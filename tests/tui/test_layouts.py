@@ -3,13 +3,11 @@ an 80×24 terminal must still show (every pane with room for its content)."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import pytest
 
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import Session
+from meshsim.engine.tools.runcase import RunOptions
 from meshsim.tui.app import MeshsimApp, make_app
+from meshsim.tui.requests import GoToEvent
 from meshsim.tui.widgets.queue_list import QueueList
 from meshsim.tui.widgets.status_bar import StatusBar
 
@@ -28,7 +26,7 @@ async def go_to(pilot, app: MeshsimApp, event: int) -> None:  # type: ignore[no-
     """Step mode: wait for the first frame, go to ``event``, let the frame be drawn (the running
     table sizes its columns when its message queue is idle, after the frame)."""
     await until(pilot, lambda: app.frame is not None)
-    app.send(partial(Session.goto_event, number=event))
+    app.send(GoToEvent(event))
     await until(pilot, lambda: app.frame.snapshot.event == event)
     await pilot.pause(0.1)
     await pilot.pause()

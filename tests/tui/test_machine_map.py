@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 from textual.app import App, ComposeResult
 
-from meshsim.engine.allocation import DOWN, FREE, RESERVED
-from meshsim.engine.machines import Machine, load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.runcase import RunOptions, load_inputs
-from meshsim.engine.simulation import Simulation, Snapshot
-from meshsim.engine.units import unit_count
-from meshsim.engine.workload import from_columns
+from meshsim.engine.allocation.allocator import DOWN, FREE, RESERVED
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.records import Snapshot
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.tools.runcase import RunOptions, load_inputs
+from meshsim.engine.topology.machines import Machine, load_machine
+from meshsim.engine.topology.units import unit_count
+from meshsim.engine.workloads.workload import from_columns
 from meshsim.tui.widgets.machine_map import MachineMap, unit_label
 from meshsim.tui.widgets.map_layout import FLAT_SLOTS, Span, Text, build_layout, slot_owners
 

@@ -7,9 +7,9 @@ from itertools import pairwise
 
 from textual.app import App, ComposeResult
 
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import Session
-from meshsim.engine.simulation import Snapshot
+from meshsim.engine.kernel.records import Snapshot
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.session import Session
 from meshsim.tui.widgets.running_table import RunningTable
 
 MESH = RunOptions(machine="tests/data/mesh5x4.toml", workload="tests/data/mesh-sides-small.toml")

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from meshsim.engine.runcase import RunOptions
+from meshsim.engine.tools.runcase import RunOptions
 from meshsim.tui.app import make_app
 
 from .test_app import MESH, SIZE, until

@@ -10,7 +10,7 @@ from math import ceil
 import pytest
 from textual.scrollbar import ScrollBarRender
 
-from meshsim.engine.runcase import RunOptions
+from meshsim.engine.tools.runcase import RunOptions
 from meshsim.tui.app import MeshsimApp, make_app
 from meshsim.tui.widgets.queue_list import QueueList
 from meshsim.tui.widgets.scrolling import thumb

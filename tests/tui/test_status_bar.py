@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import Session
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.session import Session
 from meshsim.tui.driver import Frame
 from meshsim.tui.widgets.status_bar import status_text
 

@@ -7,12 +7,13 @@ import dataclasses
 import numpy as np
 from textual.app import App, ComposeResult
 
-from meshsim.engine.allocation import Placement
-from meshsim.engine.jobs import Job
-from meshsim.engine.machines import load_machine
-from meshsim.engine.policy import Policy
-from meshsim.engine.simulation import FinishedJob, RunningJob, Simulation, Snapshot
-from meshsim.engine.workload import from_columns
+from meshsim.engine.allocation.allocator import Placement
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.records import FinishedJob, RunningJob, Snapshot
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.topology.machines import load_machine
+from meshsim.engine.workloads.workload import from_columns
 from meshsim.tui.widgets.timeline import LABEL, Timeline, bars, columns, ticks
 
 NOW = 10_000.0

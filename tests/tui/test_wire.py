@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from meshsim.engine.jobs import Job
-from meshsim.engine.runcase import RunOptions
-from meshsim.engine.session import Session
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.tools.session import Session
 from meshsim.tui import wire
 from meshsim.tui.driver import Driver, Frame
 from meshsim.tui.wire import FrameDecoder, FrameEncoder

@@ -2,8 +2,8 @@
 the focus: a focused input takes ``q`` as text) to cancel.
 
 The form only collects text; the caller's ``check`` turns it into a value or raises
-:class:`~meshsim.engine.errors.MeshsimError` with a message that the form shows under the fields, so
-a bad entry is corrected in place instead of closing the form."""
+:class:`~meshsim.engine.core.errors.MeshsimError` with a message that the form shows under the
+fields, so a bad entry is corrected in place instead of closing the form."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
-from meshsim.engine.errors import MeshsimError
+from meshsim.engine.core.errors import MeshsimError
 
 
 class FormScreen(ModalScreen[Any]):

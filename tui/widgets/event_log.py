@@ -8,8 +8,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
-from meshsim.engine.events import EventRecord
-from meshsim.engine.simulation import Snapshot
+from meshsim.engine.kernel.events import EventRecord
+from meshsim.engine.kernel.records import Snapshot
 from meshsim.tui.format import clock
 
 

@@ -25,10 +25,10 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from meshsim.engine.allocation import DOWN, FREE, RESERVED
-from meshsim.engine.machines import Machine
-from meshsim.engine.simulation import Snapshot
-from meshsim.engine.units import unit_count
+from meshsim.engine.allocation.allocator import DOWN, FREE, RESERVED
+from meshsim.engine.kernel.records import Snapshot
+from meshsim.engine.topology.machines import Machine
+from meshsim.engine.topology.units import unit_count
 from meshsim.tui.jobstyle import DOWN_GLYPH, FREE_GLYPH, RESERVED_GLYPH, job_color, job_letter
 from meshsim.tui.widgets.map_layout import Join, Layout, Span, Text, build_layout, slot_owners
 from meshsim.tui.widgets.scrolling import set_virtual_size
@@ -112,7 +112,7 @@ class MachineMap(ScrollView, can_focus=True):
     """
 
     cursor: reactive[int] = reactive(0, always_update=True)
-    """The selected unit (a cell index, as :mod:`meshsim.engine.units` counts them)."""
+    """The selected unit (a cell index, as :mod:`meshsim.engine.topology.units` counts them)."""
 
     class UnitSelected(Message):
         """The operator chose a unit (``enter`` or a click)."""

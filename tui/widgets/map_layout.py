@@ -30,10 +30,10 @@ from math import prod
 
 import numpy as np
 
-from meshsim.engine.allocation import FREE
-from meshsim.engine.contention.io import io_rows
-from meshsim.engine.machines import Machine
-from meshsim.engine.simulation import Snapshot
+from meshsim.engine.allocation.allocator import FREE
+from meshsim.engine.families.contention.io import io_rows
+from meshsim.engine.kernel.records import Snapshot
+from meshsim.engine.topology.machines import Machine
 
 FLAT_SLOTS = 4096
 """Most slots a flat machine is drawn with; beyond, one slot stands for several nodes."""

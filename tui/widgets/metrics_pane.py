@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, Sparkline, Static
 
-from meshsim.engine.simulation import Snapshot
+from meshsim.engine.kernel.records import Snapshot
 from meshsim.tui.format import number
 
 SERIES = (("utilization", "utilization"), ("queue", "queue length"), ("loc", "loss of capacity"))

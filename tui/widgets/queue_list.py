@@ -24,9 +24,9 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from meshsim.engine.jobs import Job
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.kernel.records import Snapshot
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS, QueueOrder
-from meshsim.engine.simulation import Snapshot
 from meshsim.tui.format import duration, shape_text
 from meshsim.tui.jobstyle import PALETTE, job_color
 from meshsim.tui.widgets.scrolling import ROW_CURSOR_BINDINGS, set_virtual_size

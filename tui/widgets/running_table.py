@@ -19,7 +19,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from meshsim.engine.simulation import Snapshot
+from meshsim.engine.kernel.records import Snapshot
 from meshsim.tui.format import clock, duration
 from meshsim.tui.jobstyle import job_color, job_letter
 from meshsim.tui.widgets.scrolling import ROW_CURSOR_BINDINGS, set_virtual_size

@@ -22,7 +22,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from meshsim.engine.simulation import Snapshot
+from meshsim.engine.kernel.records import Snapshot
 from meshsim.tui.format import duration
 from meshsim.tui.jobstyle import KILLED_GLYPH, job_color, job_letter
 from meshsim.tui.widgets.scrolling import set_virtual_size

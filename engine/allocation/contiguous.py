@@ -1,0 +1,586 @@
+"""Contiguous allocation on 2D and 3D meshes and tori: every job gets a free box.
+
+A job asks for the boxes of its shape request (:mod:`meshsim.engine.workloads.shapes`: its own
+shape, or the square rule on 2D machines and every box of its volume on 3D ones), and with
+``--rotate`` also their rotations (90° in 2D, every axis permutation in 3D). The candidate positions
+of a box are found with a summed-area table of the busy cells: O(cells) numpy work per box, cached
+for the current occupancy; on a torus the table is built over the array padded with its own first
+slices, so boxes wrap around. Then each allocator picks among the candidates (boolean arrays over
+start positions):
+
+- ``first-fit``: the first free position in scan order (by z, then y, then x: row by row from the
+  origin), trying the request's boxes in order;
+- ``best-fit``: the position whose box touches the most busy cells and mesh walls across its faces
+  (a contact-based best fit in the spirit of Das Sharma & Pradhan's busy-list scheme, seed 001 ref.
+  [15]: hug what is already taken so the free space stays in large pieces); ties by scan order;
+- ``mpl`` (maximum peripheral length, seed 001 §3.2 after Ababneh 2009): the position whose box
+  boundary lies longest on the mesh periphery. We read "peripheral length" as the length of the
+  box's sides that lie on the mesh's outer edges, which is the paper's count of periphery edges per
+  node (a 2×1 box in the corner of M(5, 4) scores 3: its bottom side of length 2 plus its right side
+  of length 1). When no candidate touches the periphery, the first suitable internal position in
+  scan order is used. In 3D the score is the area of faces on the machine's outer faces; a torus has
+  no periphery, so MPL there is first fit;
+- ``max-free-box`` (Krevat et al., seed 002 §2): the position that leaves the largest free box
+  (volume) in the machine; ties by scan order.
+
+Two frontiers remember which boxes fit: a box no smaller than one that failed cannot fit until cells
+are released, and a box no larger than one that fitted still fits until cells are taken (each an
+array over the leading extents, holding the bounding last extent; O(1) to ask, O(cells) numpy to
+record); on a 2D mesh a box they do not answer is settled for every height of its width at once by
+the tallest free box of that width (:class:`~meshsim.engine.allocation.boxes.TallestBoxes`).
+:meth:`BoxAllocator.fits` also remembers, per (size, shape), the requests that fit until cells are
+taken and those that do not until cells are released. A query that cannot fit (more nodes than are
+free, or a box known not to fit) is answered without any array work, which is what keeps aggressive
+out-of-order scheduling and backfilling's "does it fit at all" question cheap at saturation.
+
+Complexity per decision: O(cells) numpy work per candidate box for first/best fit and MPL, O(1) for
+a box the frontiers already answer; max-free-box adds, per candidate box, a search over box shapes
+in decreasing volume, each O(cells) for all candidate positions at once (how many free placements of
+the shape each position overlaps, by a separable box sum), stopping when every position has found a
+shape that still fits."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import permutations, product
+
+import numpy as np
+
+from meshsim.engine.allocation.allocator import (
+    ALLOCATORS,
+    DOWN,
+    FREE,
+    RESERVED,
+    Allocator,
+    Placement,
+)
+from meshsim.engine.allocation.boxes import (
+    Box,
+    TallestBoxes,
+    overlapping_starts,
+    scan_positions,
+    scan_start,
+    scan_view,
+    summed_table,
+    window_sums,
+)
+from meshsim.engine.allocation.grid_planner import GridPlanner
+from meshsim.engine.allocation.placement_memo import UNKNOWN, PlacementMemo
+from meshsim.engine.allocation.planning import Planner, Releases
+from meshsim.engine.core.jobs import Job
+from meshsim.engine.topology.machines import Machine
+from meshsim.engine.workloads.shapes import ShapeRequest, request_for
+
+
+class BoxAllocator(Allocator):
+    """Occupancy of a mesh or torus and the search for free boxes; subclasses choose."""
+
+    topologies = frozenset({"mesh", "torus"})
+    remembers = False
+    """Whether :meth:`place_on` and :meth:`find` remember their answers by busy mask: worth it
+    only where choosing costs more than hashing the mask (``max-free-box``)."""
+
+    def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
+        super().__init__(machine, rng, rotate=rotate)
+        spec = machine.spec
+        self.dims: tuple[int, ...] = tuple(spec.dims)
+        self.wrap: tuple[bool, ...] = tuple(spec.wrap)
+        self.rule = "square" if len(self.dims) == 2 else "box"
+        self._owner = np.full(self.dims, FREE, dtype=np.int64)
+        self._free = int(np.prod(self.dims))
+        self._table: np.ndarray | None = None
+        self._masks: dict[Box, np.ndarray | None] = {}
+        self._requests: dict[tuple, tuple[ShapeRequest, list[Box]]] = {}
+        self._offsets: dict[Box, np.ndarray] = {}
+        self._shapes: list[tuple[Box, int]] | None = None
+        self._periphery: dict[Box, np.ndarray] = {}
+        self.strides = [int(np.prod(self.dims[a + 1 :])) for a in range(len(self.dims))]
+        leading = tuple(d + 1 for d in self.dims[:-1])
+        self._no_fit = np.full(leading, self.dims[-1] + 1, dtype=np.int64)
+        self._fit = np.zeros(leading, dtype=np.int64)
+        self._by_columns = len(self.dims) == 2 and not any(self.wrap)
+        self._tallest: TallestBoxes | None = None
+        self._answers: dict[tuple, Placement | None] = {}
+        self._placements = PlacementMemo(self.remembers)
+        self._fitting: set[tuple] = set()
+        self._not_fitting: set[tuple] = set()
+
+    # ------------------------------------------------------------------ occupancy
+
+    @property
+    def free_nodes(self) -> int:
+        return self._free
+
+    def busy(self) -> np.ndarray:
+        """Busy (or down) cells as a boolean array of the machine's shape."""
+        return self._owner != FREE
+
+    def owners(self) -> np.ndarray:
+        return self._owner.reshape(-1).copy()
+
+    def _changed(self, *, taken: bool | None = None) -> None:
+        """Forget what depended on the occupancy. ``taken`` True: cells were only taken (boxes that
+        did not fit still do not); False: only released (boxes that fitted still fit); None: any
+        change."""
+        self._table = None
+        self._tallest = None
+        self._masks.clear()
+        self._answers.clear()
+        if taken is not False:
+            self._fit.fill(0)
+            self._fitting.clear()
+        if taken is not True:
+            self._no_fit.fill(self.dims[-1] + 1)
+            self._not_fitting.clear()
+
+    def withdraw(self, cell: int, state: int) -> None:
+        flat = self._owner.reshape(-1)
+        if flat[cell] == FREE:
+            self._free -= 1
+        flat[cell] = state
+        self._changed(taken=True)
+
+    def restore(self, cell: int) -> None:
+        self._owner.reshape(-1)[cell] = FREE
+        self._free += 1
+        self._changed(taken=False)
+
+    def withdrawn(self) -> np.ndarray:
+        """Cells out of service (failed or reserved) as a boolean array of the machine's shape."""
+        return np.isin(self._owner, (DOWN, RESERVED))
+
+    def cells_of(self, start: Sequence[int], box: Box) -> np.ndarray:
+        """Flat cell indices of ``box`` placed at ``start`` (wrapping on tori), in C order of the
+        box (x slowest)."""
+        if any(s + e > d for s, e, d in zip(start, box, self.dims, strict=True)):
+            axes = [np.arange(s, s + e) % d for s, e, d in zip(start, box, self.dims, strict=True)]
+            return np.ravel_multi_index(np.ix_(*axes), self.dims).reshape(-1)
+        offsets = self._offsets.get(box)
+        if offsets is None:
+            axes = [np.arange(e) for e in box]
+            offsets = self._offsets[box] = np.ravel_multi_index(np.ix_(*axes), self.dims).ravel()
+        return offsets + sum(s * k for s, k in zip(start, self.strides, strict=True))
+
+    # ------------------------------------------------------------------ requests
+
+    def boxes_for(self, job: Job) -> tuple[ShapeRequest, list[Box]]:
+        """The job's shape request and the boxes to try (rotations when allowed), memoized by (size,
+        shape)."""
+        key = (job.size, job.shape)
+        known = self._requests.get(key)
+        if known is None:
+            known = self._requests[key] = self._boxes(job)
+        return known
+
+    def _boxes(self, job: Job) -> tuple[ShapeRequest, list[Box]]:
+        request = request_for(job.size, job.shape, self.dims, self.rule)
+        boxes: list[Box] = []
+        for b in request.boxes:
+            variants = sorted(set(permutations(b)), key=lambda v: v != b) if self.rotate else [b]
+            for v in variants:
+                if v not in boxes and all(e <= d for e, d in zip(v, self.dims, strict=True)):
+                    boxes.append(v)
+        return request, boxes
+
+    def free_positions(
+        self, box: Box, busy: np.ndarray | None = None, table: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Start positions (k × d, scan order) where ``box`` is entirely free."""
+        if busy is None:
+            mask = self._free_mask(box)
+            if mask is None:
+                return np.zeros((0, len(self.dims)), dtype=np.intp)
+            return scan_positions(mask)
+        table = summed_table(busy, self.wrap) if table is None else table
+        return scan_positions(window_sums(table, self.dims, box, self.wrap) == 0)
+
+    def _free_mask(self, box: Box) -> np.ndarray | None:
+        """Where ``box`` is entirely free now (a boolean array over start positions), None when
+        nowhere; cached for the current occupancy and recorded in the frontiers."""
+        if box in self._masks:
+            return self._masks[box]
+        if self._table is None:
+            self._table = summed_table(self.busy(), self.wrap)
+        mask: np.ndarray | None = window_sums(self._table, self.dims, box, self.wrap) == 0
+        if mask.any():  # type: ignore[union-attr]
+            self._record_fit(box)
+        else:
+            mask = None
+            self._record_no_fit(box)
+        self._masks[box] = mask
+        return mask
+
+    def _record_fit(self, box: Box) -> None:
+        """``box`` is free somewhere: so is every box no larger, until cells are taken."""
+        region = self._fit[tuple(slice(0, e + 1) for e in box[:-1])]
+        np.maximum(region, box[-1], out=region)
+
+    def _record_no_fit(self, box: Box) -> None:
+        """``box`` is free nowhere: nor is any box no smaller, until cells are released."""
+        region = self._no_fit[tuple(slice(e, None) for e in box[:-1])]
+        np.minimum(region, box[-1], out=region)
+
+    def _fits_box(self, box: Box) -> bool:
+        """Whether ``box`` is entirely free somewhere now: the frontiers' answer, else (recorded in
+        them) the tallest free box of its width on a 2D mesh, or its free mask."""
+        lead, last = box[:-1], box[-1]
+        if last <= self._fit[lead]:
+            return True
+        if last >= self._no_fit[lead]:
+            return False
+        if not self._by_columns:
+            return self._free_mask(box) is not None
+        if self._tallest is None:
+            self._tallest = TallestBoxes(self.busy())
+        width = box[0]
+        height = self._tallest.tallest(width)
+        self._record_fit((width, height))
+        self._record_no_fit((width, height + 1))
+        return last <= height
+
+    def fits(self, job: Job) -> bool:
+        if job.size > self._free:
+            return False
+        key = (job.size, job.shape)
+        if key in self._fitting:
+            return True
+        if key in self._not_fitting:
+            return False
+        request, boxes = self.boxes_for(job)
+        if request.volume <= self._free and any(self._fits_box(box) for box in boxes):
+            self._fitting.add(key)
+            return True
+        self._not_fitting.add(key)
+        return False
+
+    def find(self, job: Job) -> Placement | None:
+        if job.size > self._free:
+            return None
+        key = (job.size, job.shape)
+        answer = self._answers.get(key, UNKNOWN)
+        if answer is not UNKNOWN:
+            return answer
+        if key in self._not_fitting:
+            return None
+        request, boxes = self.boxes_for(job)
+        answer = None
+        if request.volume <= self._free:
+            busy = self.busy()
+            memo = self._placements.key(busy, *key)
+            answer = self._placements.get(memo)
+            if answer is UNKNOWN:
+                answer = None
+                candidates = []
+                for box in boxes:
+                    mask = self._free_mask(box) if self._fits_box(box) else None
+                    if mask is not None:
+                        candidates.append((box, mask))
+                if candidates:
+                    box, start = self.choose(candidates, busy)
+                    answer = self._placement(box, start, request.volume)
+                self._placements.keep(memo, answer)
+        self._answers[key] = answer
+        (self._not_fitting if answer is None else self._fitting).add(key)
+        return answer
+
+    def _placement(self, box: Box, start: Sequence[int], volume: int) -> Placement:
+        cells = self.cells_of(start, box)
+        where = ",".join(str(int(s)) for s in start)
+        return Placement(tuple(cells.tolist()), volume, f"({where}) {'x'.join(map(str, box))}")
+
+    def choose(
+        self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
+    ) -> tuple[Box, tuple[int, ...]]:
+        """The allocator's pick among free candidates: each a box and a boolean array over its start
+        positions, true where it is entirely free (at least one is). The default is first fit: the
+        first free position in scan order of the first box."""
+        box, mask = candidates[0]
+        return box, scan_start(mask.shape, int(np.argmax(scan_view(mask))))
+
+    def allocate(self, job: Job, placement: Placement) -> None:
+        flat = self._owner.reshape(-1)
+        flat[list(placement.cells)] = job.index
+        self._free -= len(placement.cells)
+        self._changed(taken=True)
+
+    def release(self, job: Job, placement: Placement) -> None:
+        flat = self._owner.reshape(-1)
+        flat[list(placement.cells)] = FREE
+        self._free += len(placement.cells)
+        self._changed(taken=False)
+
+    # ------------------------------------------------------------------ planning
+
+    def place_on(
+        self,
+        job: Job,
+        busy: np.ndarray,
+        table: np.ndarray | None = None,
+        free: int | None = None,
+    ) -> Placement | None:
+        """Where ``job`` would go on an explicit busy mask (for planning and migration); ``table``
+        is the mask's :func:`summed_table` and ``free`` its count of free cells when the caller
+        keeps them.
+
+        The answer is a function of the busy mask and the job's (size, shape) alone (``choose``
+        reads nothing else), so it is remembered on exactly those: a migration re-pack places the
+        running jobs largest first into the same withdrawn cells again and again (seed 002 §2),
+        and each step of it asks what an earlier re-pack already asked. :meth:`find` shares the
+        memo, since it answers the same question on the current occupancy."""
+        request, boxes = self.boxes_for(job)
+        if free is None:
+            free = busy.size - int(busy.sum())
+        if request.volume > free:
+            return None
+        memo = self._placements.key(busy, job.size, job.shape)
+        answer = self._placements.get(memo)
+        if answer is not UNKNOWN:
+            return answer
+        if table is None:
+            table = summed_table(busy, self.wrap)
+        candidates = []
+        for box in boxes:
+            mask = window_sums(table, self.dims, box, self.wrap) == 0
+            if mask.any():
+                candidates.append((box, mask))
+        answer = self.place_among(job, candidates, busy) if candidates else None
+        self._placements.keep(memo, answer)
+        return answer
+
+    def place_among(
+        self, job: Job, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
+    ) -> Placement:
+        """The allocator's placement of ``job`` among free candidates (as :meth:`choose` takes them,
+        at least one) on the busy mask they were found on."""
+        box, start = self.choose(candidates, busy)
+        return self._placement(box, start, self.boxes_for(job)[0].volume)
+
+    def planner(self, now: float, releases: Releases) -> Planner:
+        return GridPlanner(self, now, releases)
+
+    def repack(self, running: Sequence[tuple[Job, Placement]]) -> dict[int, Placement] | None:
+        busy = self.withdrawn()
+        plan: dict[int, Placement] = {}
+        for job, _ in sorted(running, key=lambda p: (-p[1].nodes, p[0].index)):
+            placement = self.place_on(job, busy)
+            if placement is None:
+                return None
+            busy.reshape(-1)[list(placement.cells)] = True
+            plan[job.index] = placement
+        return plan
+
+    # ------------------------------------------------------------------ explanations
+
+    def largest_free_box(
+        self, busy: np.ndarray | None = None, table: np.ndarray | None = None
+    ) -> tuple[Box, int]:
+        """The free box of largest volume (and its volume) in ``busy`` (default: now)."""
+        mask = self.busy() if busy is None else busy
+        if busy is not None and table is None:
+            table = summed_table(mask, self.wrap)
+        free = mask.size - int(mask.sum())
+        for box, volume in self._shapes_by_volume():
+            if volume > free:
+                continue
+            found = (
+                self.free_positions(box) if busy is None else self.free_positions(box, mask, table)
+            )
+            if len(found):
+                return box, volume
+        return (0,) * len(self.dims), 0
+
+    def _shapes_by_volume(self) -> list[tuple[Box, int]]:
+        """Every box that fits the machine, largest volume first (computed once)."""
+        if self._shapes is None:
+            shapes = [tuple(b) for b in product(*(range(1, d + 1) for d in self.dims))]
+            self._shapes = sorted(
+                ((b, int(np.prod(b))) for b in shapes), key=lambda p: (-p[1], p[0])
+            )
+        return self._shapes
+
+    def explain(self, job: Job) -> str:
+        request, boxes = self.boxes_for(job)
+        shape = " or ".join("x".join(map(str, b)) for b in boxes[:3]) or "?"
+        if request.volume > self._free:
+            return f"needs {shape} ({request.volume} nodes), {self._free} free"
+        box, _ = self.largest_free_box()
+        return (
+            f"needs {shape}, {self._free} free nodes but no free {shape} submesh "
+            f"(largest free box {'x'.join(map(str, box))})"
+        )
+
+
+@ALLOCATORS.register("first-fit")
+class FirstFit(BoxAllocator):
+    """The first free box in scan order."""
+
+    name = "first-fit"
+    complexity = (
+        "O(1) for a request or box already settled; else O(cells) numpy per box width "
+        "(2D mesh) or per box, plus O(cells) per box that fits"
+    )
+
+
+@ALLOCATORS.register("best-fit")
+class BestFit(BoxAllocator):
+    """The free box touching the most busy cells and walls."""
+
+    name = "best-fit"
+    complexity = (
+        "O(1) for a request or box already settled; else O(cells) numpy per box width "
+        "(2D mesh) or per box, plus O(cells) per face of each box that fits"
+    )
+
+    def choose(
+        self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
+    ) -> tuple[Box, tuple[int, ...]]:
+        best: tuple[int, int, Box, tuple[int, ...]] | None = None
+        for order, (box, mask) in enumerate(candidates):
+            positions = scan_positions(mask)
+            score = contact(busy, box, positions, self.wrap)
+            k = int(np.argmax(score))
+            if best is None or score[k] > best[0]:
+                best = (int(score[k]), order, box, tuple(positions[k].tolist()))
+        assert best is not None
+        return best[2], best[3]
+
+
+def contact(busy: np.ndarray, box: Box, positions: np.ndarray, wrap: Sequence[bool]) -> np.ndarray:
+    """For each position, the busy cells and walls adjacent to the box's faces (cells just outside
+    each face; outside a mesh edge counts as a wall, on a torus it wraps)."""
+    dims = np.array(busy.shape)
+    offsets = []
+    for axis in range(busy.ndim):
+        ranges = [range(e) for e in box]
+        for side in (-1, box[axis]):
+            ranges[axis] = range(side, side + 1)
+            offsets.extend(product(*ranges))
+    coords = positions[:, None, :] + np.array(offsets)[None, :, :]
+    outside = np.zeros(coords.shape[:2], dtype=bool)
+    for axis, wraps in enumerate(wrap):
+        if wraps:
+            coords[..., axis] %= dims[axis]
+        else:
+            outside |= (coords[..., axis] < 0) | (coords[..., axis] >= dims[axis])
+    inside = np.clip(coords, 0, dims - 1)
+    taken = busy[tuple(inside[..., a] for a in range(busy.ndim))]
+    return (taken | outside).sum(axis=1)
+
+
+@ALLOCATORS.register("mpl")
+class MaximumPeripheralLength(BoxAllocator):
+    """Prefer the free box with the longest boundary on the mesh periphery (seed 001 §3.2)."""
+
+    name = "mpl"
+    complexity = (
+        "O(1) for a request or box already settled; else O(cells) numpy per box width "
+        "(2D mesh) or per box, plus O(cells) per box that fits"
+    )
+
+    def choose(
+        self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
+    ) -> tuple[Box, tuple[int, ...]]:
+        best: tuple[int, Box, np.ndarray, int] | None = None
+        for box, mask in candidates:
+            grid = self._periphery.get(box)
+            if grid is None:
+                grid = self._periphery[box] = scan_view(
+                    periphery_grid(box, self.dims, self.wrap)
+                ).copy()
+            score = np.where(scan_view(mask), grid, -1).ravel()
+            k = int(np.argmax(score))
+            if best is None or score[k] > best[0]:
+                best = (int(score[k]), box, mask, k)
+        assert best is not None
+        return best[1], scan_start(best[2].shape, best[3])
+
+
+def periphery_grid(box: Box, dims: Sequence[int], wrap: Sequence[bool]) -> np.ndarray:
+    """Peripheral length of ``box`` at every start position (an array over start positions)."""
+    starts = [d if w else d - e + 1 for d, e, w in zip(dims, box, wrap, strict=True)]
+    positions = np.argwhere(np.ones(starts, dtype=bool))
+    return peripheral_length(box, positions, dims, wrap).reshape(starts)
+
+
+def peripheral_length(
+    box: Box, positions: np.ndarray, dims: Sequence[int], wrap: Sequence[bool]
+) -> np.ndarray:
+    """Length (2D) or area (3D) of the box's sides lying on the machine's outer boundary."""
+    score = np.zeros(len(positions), dtype=np.int64)
+    for axis, (extent, dim, wraps) in enumerate(zip(box, dims, wrap, strict=True)):
+        if wraps:
+            continue
+        side = int(np.prod([e for a, e in enumerate(box) if a != axis]))
+        score += side * (positions[:, axis] == 0)
+        score += side * (positions[:, axis] + extent == dim)
+    return score
+
+
+@ALLOCATORS.register("max-free-box")
+class MaxFreeBox(BoxAllocator):
+    """Leave the largest free box (Krevat et al., seed 002 §2)."""
+
+    name = "max-free-box"
+    complexity = (
+        "O(cells) per candidate box, plus O(shapes x cells) to rank positions; "
+        "O(cells) for a busy mask and request already answered"
+    )
+    remembers = True
+
+    def choose(
+        self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
+    ) -> tuple[Box, tuple[int, ...]]:
+        best: tuple[int, int, int, Box, tuple[int, ...]] | None = None
+        table = summed_table(busy, self.wrap)
+        ceiling = self.largest_free_box(busy, table)[1]
+        free_starts: dict[Box, tuple[np.ndarray, int]] = {}
+        for order, (box, mask) in enumerate(candidates):
+            positions = scan_positions(mask)
+            volumes = self._remaining_largest(busy, table, ceiling, box, positions, free_starts)
+            k = int(np.argmax(volumes))
+            if best is None or volumes[k] > best[0]:
+                best = (int(volumes[k]), order, k, box, tuple(positions[k].tolist()))
+        assert best is not None
+        return best[3], best[4]
+
+    def _remaining_largest(
+        self,
+        busy: np.ndarray,
+        table: np.ndarray,
+        ceiling: int,
+        box: Box,
+        positions: np.ndarray,
+        free_starts: dict[Box, tuple[np.ndarray, int]],
+    ) -> np.ndarray:
+        """For each position of ``box``, the volume of the largest free box left after it (no more
+        than ``ceiling``, the largest free box before placing it).
+
+        Shapes are tried largest first; a position is settled by the first shape with a free
+        placement that ``box`` at that position does not overlap. Whether one exists is a count:
+        the free placements of the shape that overlap the position are those starting in a box of
+        extents b + s - 1 around it (cyclic on wrapping axes), summed for every position at once by
+        :func:`overlapping_starts`, O(cells) per shape; the position keeps one free placement
+        exactly when that count is below the shape's number of free placements. The free
+        placements of each shape on ``busy`` are kept in ``free_starts``, shared by the candidate
+        boxes of one choice."""
+        result = np.zeros(len(positions), dtype=np.int64)
+        open_ = np.ones(len(positions), dtype=bool)
+        free = min(busy.size - int(busy.sum()) - int(np.prod(box)), ceiling)
+        at = tuple(positions.T)
+        for shape, volume in self._shapes_by_volume():
+            if not open_.any():
+                break
+            if volume > free:
+                continue
+            known = free_starts.get(shape)
+            if known is None:
+                starts = window_sums(table, self.dims, shape, self.wrap) == 0
+                known = free_starts[shape] = (starts, int(starts.sum()))
+            starts, total = known
+            if total == 0:
+                continue
+            counts = overlapping_starts(starts, self.dims, box, shape, self.wrap)
+            hit = open_ & (counts[at] < total)
+            result[hit] = volume
+            open_ &= ~hit
+        return result

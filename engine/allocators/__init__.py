@@ -1,1 +1,0 @@
-"""Allocators, one module per family; each registers itself in ``ALLOCATORS``."""

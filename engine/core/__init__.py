@@ -1,0 +1,2 @@
+"""Core records every layer shares: jobs, policies, errors, registries, seeds, TOML tables
+and bundled files."""

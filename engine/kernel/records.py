@@ -1,0 +1,107 @@
+"""The value records of a run: running and finished jobs, reservations, migration counts, results
+and the immutable snapshot the console renders (DESIGN.md, "Engine")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from types import MappingProxyType
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from meshsim.engine.allocation.allocator import Placement
+    from meshsim.engine.core.jobs import Job
+    from meshsim.engine.core.policy import Policy
+    from meshsim.engine.kernel.events import EventRecord
+    from meshsim.engine.kernel.series import SeriesView
+    from meshsim.engine.topology.machines import Machine
+
+
+class FinishedJob(NamedTuple):
+    """A job that has left the machine: where it ran, from when to when, and whether it was killed
+    (cancelled, or lost with a failed unit) rather than finished."""
+
+    job: Job
+    start: float
+    end: float
+    placement: Placement
+    killed: bool
+
+
+class RunningJob(NamedTuple):
+    """A job that holds nodes: when it started, where, and when it is expected to end."""
+
+    job: Job
+    start: float
+    placement: Placement
+
+    @property
+    def expected_end(self) -> float:
+        return self.start + self.job.estimate
+
+    @property
+    def end(self) -> float:
+        return self.start + self.job.runtime
+
+
+new_running_job: Callable[[tuple[Job, float, Placement]], RunningJob] = partial(
+    tuple.__new__, RunningJob
+)
+"""A :class:`RunningJob` from ``(job, start, placement)``, without the named tuple's Python-level
+``__new__`` (one per job started; ``tests/engine/test_records.py`` pins the field order)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Snapshot:
+    """An immutable view of a simulation at one event, for display (the console renders only these).
+    ``owners`` is a read-only per-cell array (job index, or FREE/DOWN/RESERVED); ``recent`` and
+    ``finished`` hold the last events and the last jobs to leave the machine (bounded by the
+    ``recent`` argument of the simulation)."""
+
+    time: float
+    event: int
+    done: bool
+    machine: Machine
+    policy: Policy
+    free_nodes: int
+    owners: np.ndarray
+    running: tuple[RunningJob, ...]
+    waiting: tuple[Job, ...]
+    held: tuple[Job, ...]
+    reasons: MappingProxyType
+    metrics: MappingProxyType
+    recent: tuple[EventRecord, ...]
+    finished: tuple[FinishedJob, ...]
+    series: SeriesView | None
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """An operator reservation of ``cells`` over [start, until) (a maintenance drain)."""
+
+    number: int
+    cells: tuple[int, ...]
+    start: float
+    until: float
+    label: str
+
+
+@dataclass
+class MigrationCounts:
+    """What migration did over a run."""
+
+    passes: int = 0
+    jobs: int = 0
+    node_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Results:
+    """What a run produced: the metrics and their breakdowns by size class and by queue."""
+
+    metrics: dict[str, float | int]
+    by_size_class: dict[str, dict[str, float | int]]
+    by_queue: dict[str, dict[str, float | int]]

@@ -1,0 +1,216 @@
+"""The scheduling pass: which waiting jobs start now (DESIGN.md, "Scheduling").
+
+A :class:`Scheduler` owns the waiting queue and the run's queue order, start discipline and
+backfilling policy. :meth:`Scheduler.run_pass` is the one pass of an instant: the policies decide
+through a :class:`~meshsim.engine.scheduling.context.PassContext`, jobs start through the narrow
+:class:`MachineState` interface (the simulation kernel implements it), and the pass returns the jobs
+it started, in the order they started, having taken them out of the queue. The scheduler also
+answers why a waiting job did not start (:meth:`Scheduler.why`), from what the policies remember of
+the last pass, so no pass pays for explanations.
+
+Two fast paths give the same starts as a full pass:
+
+- a pass is *settled* when the last pass left ``settled`` jobs waiting and nothing but arrivals
+  happened since (the machine state's ``changes`` did not move, no running job is past its estimate,
+  and no one asked for a full pass), under a policy whose refusals are stable (arrival order, an
+  incremental discipline and backfilling, an allocator with stable refusals, no migration or
+  pairing): those jobs could not start then and cannot now, so the policies only try the jobs behind
+  them;
+- a pass is *idle* when no waiting job fits (the smallest waiting size exceeds the free nodes) on an
+  allocator that places by count, under policies that start jobs only where they fit now
+  (``skips_idle``): it starts nothing, so the policies only note what such a pass leaves them
+  (:meth:`Discipline.idle`, :meth:`Backfill.idle`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from meshsim.engine.allocation.allocator import Allocator
+from meshsim.engine.scheduling.backfill import BACKFILLS, Backfill
+from meshsim.engine.scheduling.context import PassContext, RunStats
+from meshsim.engine.scheduling.disciplines import DISCIPLINES, Discipline
+from meshsim.engine.scheduling.orders import QUEUE_ORDERS, QueueOrder, WaitingQueue
+
+if TYPE_CHECKING:
+    from meshsim.engine.allocation.allocator import Placement
+    from meshsim.engine.allocation.planning import Planner, Shadow
+    from meshsim.engine.core.jobs import Job
+    from meshsim.engine.core.policy import Policy
+    from meshsim.engine.topology.machines import Machine
+
+_NOTHING: list[Job] = []
+"""What a pass that starts nothing returns (shared: callers only read it)."""
+
+
+class MachineState(Protocol):
+    """What the pass needs of the machine: its allocator, a way to start a job now, future
+    availability for backfilling, and counters that tell what changed since the last pass."""
+
+    allocator: Allocator
+    changes: int
+    """Counts the changes of free capacity the pass did not make (ends, outages, re-packs)."""
+    early_releases: int
+    """Counts the jobs that ended before their estimate."""
+
+    def start(self, job: Job, placement: Placement) -> None:
+        """Start ``job`` now on ``placement``."""
+
+    def planner(self) -> Planner:
+        """Future availability from the running jobs' expected releases (a new planner per call)."""
+
+    def shadow(self, job: Job) -> Shadow:
+        """The node-count planner's shadow for head ``job`` now, without building the planner."""
+
+    def overran(self, now: float) -> bool:
+        """Whether a running job is past its estimate at ``now``."""
+
+    def repack(self) -> bool:
+        """Re-place the running jobs by the allocator's rule (migration); whether any moved."""
+
+
+class Scheduler:
+    """The waiting queue and the policies of a run; one :meth:`run_pass` per instant."""
+
+    def __init__(self, machine: Machine, policy: Policy, state: MachineState, stats: RunStats):
+        self.machine = machine
+        self.state = state
+        self.stats = stats
+        self.ctx = PassContext(0.0, [], state.allocator, state.start, state.planner, stats=stats)
+        self._changes = state.changes
+        self._early = state.early_releases
+        policies = self.policies_for(policy)
+        self.queue = WaitingQueue(policies[0])
+        self.adopt(policy, policies)
+
+    def policies_for(self, policy: Policy) -> tuple[QueueOrder, Discipline, Backfill]:
+        """The queue order, discipline and backfilling ``policy`` names (an unknown name is an
+        error listing the valid ones, before anything changes)."""
+        return (
+            QUEUE_ORDERS.get(policy.queue)(self.machine),
+            DISCIPLINES.get(policy.discipline)(policy),
+            BACKFILLS.get(policy.backfill)(policy),
+        )
+
+    def adopt(self, policy: Policy, policies: tuple[QueueOrder, Discipline, Backfill]) -> None:
+        """Schedule by ``policy`` and its ``policies`` (:meth:`policies_for`) from now on, with the
+        machine state's current allocator; the waiting jobs take the new queue order."""
+        self.policy = policy
+        self.order, self.discipline, self.backfill = policies
+        if self.queue.order is not self.order:
+            self.queue.reorder(self.order)
+        self.configure()
+
+    def configure(self) -> None:
+        """Note what stays fixed until the next policy or allocator change."""
+        ctx, allocator, order = self.ctx, self.state.allocator, self.order
+        kind = type(allocator)
+        ctx.allocator = allocator
+        ctx.arrival_order = order.arrival_order
+        ctx.pairs = kind.companion is not Allocator.companion
+        counts = kind.planner is Allocator.planner and not ctx.pairs
+        ctx.shadow = self.state.shadow if counts else None
+        self._dynamic = order.dynamic
+        self._owns_starts = self.backfill.owns_starts
+        self._skips_idle = (
+            allocator.fits_by_count
+            and self.discipline.skips_idle
+            and self.backfill.skips_idle
+            and not self._owns_starts
+            and not self.policy.migrate
+        )
+        self._incremental = (
+            order.arrival_order
+            and not order.dynamic
+            and self.discipline.incremental
+            and self.backfill.incremental
+            and allocator.stable_refusals
+            and not self.policy.migrate
+            and not ctx.pairs
+        )
+        self.retry_all()
+
+    def retry_all(self) -> None:
+        """The next pass tries every waiting job again (something other than arrivals happened)."""
+        self._settled = 0
+
+    # ------------------------------------------------------------------------------ the queue
+
+    def add(self, job: Job) -> None:
+        """``job`` joins the queue out of arrival order (submitted by the operator, or released
+        from a hold): every waiting job is tried again."""
+        self.queue.add(job)
+        self._settled = 0
+
+    def withdraw(self, job: Job) -> None:
+        """``job`` leaves the queue without starting (held or cancelled)."""
+        self.queue.remove(job)
+        self.backfill.forget(job)
+        self._settled = 0
+
+    # ------------------------------------------------------------------------------ the pass
+
+    def run_pass(self, now: float) -> list[Job]:
+        """The one scheduling pass of an instant (module doc): start what may start and return the
+        jobs started, in order."""
+        state = self.state
+        allocator = state.allocator
+        allocator.now = now
+        waiting = self.queue
+        started: list[Job] = _NOTHING
+        if waiting.jobs:
+            queue = waiting.ordered(now) if self._dynamic else waiting.jobs
+            settled = self._settled
+            if settled and (state.changes != self._changes or state.overran(now)):
+                settled = 0
+            if self._skips_idle and waiting.smallest > allocator.free_nodes:
+                self.backfill.idle(queue, self.discipline.idle(queue), settled)
+            else:
+                started = self._decide(now, queue, settled)
+        self._changes = state.changes
+        self._early = state.early_releases
+        self._settled = len(waiting.jobs) if self._incremental else 0
+        return started
+
+    def _decide(self, now: float, queue: list[Job], settled: int) -> list[Job]:
+        """A pass that may start jobs: the discipline, migration when the head is blocked, then
+        backfilling; the started jobs leave the queue."""
+        waiting = self.queue
+        ctx = self.ctx
+        ctx.now = now
+        ctx.queue = queue
+        ctx.settled = settled
+        ctx.smallest = waiting.smallest
+        ctx.sizes = waiting.sizes
+        ctx.early_release = self.state.early_releases != self._early
+        ctx.started = {}
+        if self._owns_starts:
+            self.backfill.run(ctx, None)
+        else:
+            head = self.discipline.select(ctx)
+            if head is not None and self.policy.migrate and self.state.repack():
+                ctx.queue = [job for job in queue if job.index not in ctx.started]
+                ctx.sizes = None
+                head = self.discipline.select(ctx)
+            if head is not None:
+                self.backfill.run(ctx, head)
+        if not ctx.started:
+            return _NOTHING
+        started = list(ctx.started.values())
+        remove = waiting.remove
+        for job in started:
+            remove(job)
+        return started
+
+    # ------------------------------------------------------------------------------ reasons
+
+    def why(self, job: Job) -> str:
+        """Why a waiting job is not running, computed now from the allocator and what the policies
+        remember of the last pass."""
+        allocator = self.state.allocator
+        if allocator.find(job) is None:
+            return allocator.explain(job)
+        return (
+            self.backfill.why(job)
+            or self.discipline.why(job)
+            or "fits now; starts at the next scheduling pass"
+        )

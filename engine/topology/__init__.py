@@ -1,0 +1,1 @@
+"""Machines and their topologies: machine files, topology specs (flat, grids) and units."""
