@@ -54,14 +54,18 @@ class GridPlanner(Planner):
         self.held: dict[int, tuple[float, float, np.ndarray]] = {}
         self._masks: dict[tuple, tuple[np.ndarray, np.ndarray, int]] = {}
 
-    def _busy(self, start: float, end: float) -> tuple[np.ndarray, np.ndarray, int]:
+    def _busy(
+        self, start: float, end: float, *, held: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, int]:
         """Cells taken over [start, end), with their summed table and free count, cached by which
-        releases and adjustments are involved (many queries of a pass share them)."""
+        releases and adjustments are involved (many queries of a pass share them). With ``held``
+        (``start`` is now), the cells released at ``start`` count as taken: a running job past its
+        expected end is released now in the plan, but it still holds its cells."""
         overlapping = tuple(k for k, (a, b, _) in enumerate(self.adjust) if a < end and b > start)
-        key = (start, overlapping)
+        key = (start, overlapping, held)
         known = self._masks.get(key)
         if known is None:
-            busy = self.release > start
+            busy = self.release >= start if held else self.release > start
             for k in overlapping:
                 busy[self.adjust[k][2]] = True
             shaped = busy.reshape(self.allocator.dims)
@@ -119,10 +123,12 @@ class GridPlanner(Planner):
         self, job: Job, duration: float, find: Callable[[Job], Placement | None]
     ) -> Placement | None:
         """A box free now that no reservation overlapping [now, now + duration) needs. A job that
-        does not fit the real occupancy is refused at the allocator's cached price."""
+        does not fit the real occupancy is refused at the allocator's cached price, and the box is
+        free in the real occupancy too: the cells of a running job past its expected end, which the
+        plan releases now, are still held (it ends when it ends)."""
         if not self.allocator.fits(job):
             return None
-        busy, table, free = self._busy(self.now, span_end(self.now, duration))
+        busy, table, free = self._busy(self.now, span_end(self.now, duration), held=True)
         if free < self.allocator.boxes_for(job)[0].volume:
             return None
         return self.allocator.place_on(job, busy, table, free)
