@@ -25,6 +25,7 @@ import numpy as np
 from meshsim import __version__
 from meshsim.engine import swf
 from meshsim.engine.events import EventRecord
+from meshsim.engine.recorded_run import recorded_start_column, replay_fit
 from meshsim.engine.simulation import Simulation
 from meshsim.engine.writing import Staged
 
@@ -68,6 +69,7 @@ def result_document(sim: Simulation, inputs: RunInputs) -> dict[str, Any]:
             "policy": sim.policy.as_dict(),
             "actions": [a.as_dict() for a in sim.logged_actions()],
             "transforms": list(sim.workload.transforms),
+            "queue_mapping": [m.as_dict() for m in sim.workload.queue_mapping],
         },
         "skipped": dict(sim.workload.skipped),
         "rejected": dict(sorted(sim.rejected.items())),
@@ -76,6 +78,7 @@ def result_document(sim: Simulation, inputs: RunInputs) -> dict[str, Any]:
         "metrics": defined(results.metrics),
         "by_size_class": {k: defined(v) for k, v in results.by_size_class.items()},
         "by_queue": {k: defined(v) for k, v in results.by_queue.items()},
+        "recorded": replay_fit(sim).as_dict(),
     }
 
 
@@ -96,13 +99,18 @@ def dumps(document: Mapping[str, Any]) -> str:
 
 
 def jobs_csv_columns(sim: Simulation) -> tuple[tuple[str, ...], list[list[Any]]]:
-    """Header and columns of the jobs CSV: :data:`JOB_COLUMNS`, then, when the run was observed on a
-    machine with I/O nodes, the per-job contention columns
+    """Header and columns of the jobs CSV: :data:`JOB_COLUMNS`; ``recorded_start`` when the log
+    recorded the schedule (:func:`meshsim.engine.recorded_run.recorded_start_column`); then, when
+    the run was observed on a machine with I/O nodes, the per-job contention columns
     (:data:`meshsim.engine.contention.observer.JOB_COLUMNS`)."""
     idx, _ = sim.outcomes()
     table = sim.job_table()
     header = JOB_COLUMNS
     columns = [table[c].tolist() for c in JOB_COLUMNS]
+    recorded = recorded_start_column(sim, idx)
+    if recorded is not None:
+        header = (*header, "recorded_start")
+        columns.append(recorded)
     if sim.observer is not None:
         extra = sim.observer.job_columns(idx)
         header = (*header, *extra)

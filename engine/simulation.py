@@ -1218,6 +1218,10 @@ class Simulation:
         """Start time of every job by index (NaN for jobs that never started)."""
         return np.array(self._start)
 
+    def refused(self) -> frozenset[int]:
+        """Indices of the jobs rejected on arrival (each one's reason: :meth:`explain`)."""
+        return frozenset(self._refused)
+
     # ----------------------------------------------------------------------- what-if
 
     def replayed(self, event: int | None = None) -> Simulation:
