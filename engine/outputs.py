@@ -8,7 +8,9 @@ Its ``schema`` is ``meshsim.result/1``; keys named in the issues are a contract.
 ``null``, never ``NaN`` (docs/boundaries.md). Jobs the run did not finish are counted, never
 dropped: ``skipped`` (never entered the run, by reason), ``rejected`` (refused on arrival, by
 reason), ``unfinished`` (still waiting or held when the run ended) and ``rejected_actions``
-(operator actions that could not apply, each with its reason)."""
+(operator actions that could not apply, each with its reason). ``recorded`` measures the run
+against the schedule its log recorded, counting every job it does not compare, or says why there
+is no fit (:mod:`meshsim.engine.recorded_run`)."""
 
 from __future__ import annotations
 

@@ -177,8 +177,8 @@ def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
 
 def check_inputs(options: RunOptions) -> None:
     """What can be checked of a run's inputs without loading its workload (for front ends that
-    load it elsewhere, as the console's engine process does): the options, the machine, the
-    allocator on it, and that the workload file exists."""
+    load it elsewhere, as the console's engine process does): the options (``--queue-map``'s
+    pairs included), the machine, the allocator on it, and that the workload file exists."""
     check_run_options(options)
     parse_queue_map(options.queue_map)
     machine = load_machine(options.machine)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.cli.test_cli import meshsim
-from tests.conftest import NASA, require_trace
+from tests.conftest import NASA, ROOT, require_trace
 from tests.engine.test_recorded_run import LOG
 
 
@@ -137,3 +137,75 @@ def test_a_run_with_changed_times_says_why_it_has_no_fit(log):
         done.stdout
     )
     assert "jobs not compared: 5 times transformed, 1 skipped on load" in done.stdout
+
+
+QUEUES = "; Queue: 10 q256s\n1 0 0 60 200 -1 -1 200 -1 -1 1 1 -1 -1 10 2 -1 -1\n"
+
+
+@pytest.mark.parametrize(
+    ("machine", "mapping", "message"),
+    [
+        ("paragon-sdsc", "q256s", "--queue-map 'q256s': expected NAME=QUEUE"),
+        ("paragon-sdsc", "q256s=", "--queue-map 'q256s=': expected NAME=QUEUE"),
+        ("paragon-sdsc", "q256s=q999m", "--queue-map q256s=q999m: the machine has no NQS queue"),
+        ("paragon-sdsc", "q1ll=q1l", "--queue-map q1ll=q1l: no job of"),
+        ("flat:256", "q256s=q256m", "--queue-map needs a machine with named queues"),
+    ],
+)
+def test_a_bad_queue_map_is_one_error_naming_the_option_and_writes_nothing(
+    tmp_path, machine, mapping, message
+):
+    trace = tmp_path / "q.swf"
+    trace.write_text(QUEUES)
+    out = tmp_path / "r.json"
+    done = meshsim(
+        "run", "--machine", machine, "--workload", str(trace), "--queue-map", mapping,
+        "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
+    assert message in done.stderr
+    assert not out.exists()
+
+
+def test_queue_map_is_an_option_of_run_tui_and_compare_and_a_run_rule():
+    from meshsim.engine.validation.options import RUN
+
+    assert RUN.rule("--queue-map").kind == "str"
+    for command in ("run", "tui", "compare"):
+        done = meshsim(command, "--help")
+        assert "--queue-map" in done.stdout, command
+
+
+def test_the_console_checks_the_queue_map_before_it_opens():
+    done = meshsim("tui", "--machine", "paragon-sdsc", "--queue-map", "nonsense")
+    assert done.returncode == 1
+    assert done.stderr == (
+        "error: --queue-map 'nonsense': expected NAME=QUEUE "
+        "(a queue name of the trace, a queue name of the machine)\n"
+    )
+
+
+def test_compare_recorded_writes_nothing_when_the_log_has_no_waits(tmp_path):
+    out = tmp_path / "ranking"
+    done = meshsim(
+        "compare", "--recorded", "--machine", "flat:128", "--workload",
+        str(ROOT / "traces" / "nasa-ipsc-1000.swf"), "--config", "a:backfill=easy",
+        "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 1 and done.stderr.count("\n") == 1
+    assert "nothing to rank against: the log records no waits" in done.stderr
+    assert not out.exists()
+
+
+def test_plot_kinds_belong_to_what_is_plotted(log, tmp_path):
+    result = tmp_path / "r.json"
+    ran = meshsim("run", "--machine", "flat:4", "--workload", log, "--out", str(result), "-q")
+    assert ran.returncode == 0, ran.stderr
+    done = meshsim("plot", str(result), "--kind", "load", "--terminal")
+    assert done.returncode == 1
+    assert "--kind load: not a figure of a result JSON (valid: recorded-scatter" in done.stderr
+    folder = meshsim("plot", str(tmp_path), "--jobs", str(result), "--terminal")
+    assert folder.returncode == 1 and "--jobs: only for a result JSON" in folder.stderr
+    unknown = meshsim("plot", str(result), "--kind", "pie", "--terminal")
+    assert unknown.returncode == 1 and "--kind" in unknown.stderr
