@@ -14,8 +14,11 @@ from rich.table import Table
 from meshsim.cli import interrupts
 from meshsim.cli import options as opt
 from meshsim.cli.output import out
+from meshsim.cli.recorded_view import print_ranking
 from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.families.nqs.queue_map import parse_queue_map
 from meshsim.engine.logs.options import LogOptions
+from meshsim.engine.recorded_ranking import rank_recorded, ranking_files
 from meshsim.engine.tools.compare import METRICS, PRESETS, Config, compare, gains
 from meshsim.engine.tools.outputs import dumps
 from meshsim.engine.tools.runcase import DEFAULT_MACHINE, RunOptions, input_files
@@ -30,6 +33,8 @@ BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "
 LABELS = {"loss_of_capacity": "LoC", "avg_wait_s": "wait (s)", "avg_bsld": "bounded slowdown"}
 FILES = ("compare.json", "outcomes.csv", "gains.csv")
 """The files ``--out DIR`` writes."""
+RECORDED_FILES = ("recorded.json", "recorded.csv")
+"""The files ``--out DIR`` writes with ``--recorded``."""
 
 
 def register(app: typer.Typer) -> None:
@@ -94,15 +99,30 @@ def compare_command(
     workers: Annotated[int, typer.Option(help="Processes (default: one per core).")] = 0,
     out_dir: Annotated[
         Path | None,
-        typer.Option("--out", help="Write compare.json, outcomes.csv and gains.csv here."),
+        typer.Option(
+            "--out",
+            help="Write compare.json, outcomes.csv and gains.csv here (with --recorded: "
+            "recorded.json and recorded.csv).",
+        ),
     ] = None,
+    recorded: Annotated[
+        bool,
+        typer.Option(
+            help="Rank the configurations by the mean absolute error of their waits against the "
+            "waits the log recorded (whole workload; no baseline; docs/recorded.md)."
+        ),
+    ] = False,
+    queue_map: opt.QueueMap = None,
 ) -> None:
-    """Run configurations on one workload and report each against its baseline (Tang et al.)."""
+    """Run configurations on one workload and report each against its baseline (Tang et al.);
+    with --recorded, rank them by how closely they reproduce the waits the log recorded."""
     check_options(COMPARE, {"--preset": preset, "--seed": seed, "--workers": workers})
     if preset and config:
         raise MeshsimError("give either --preset or --config, not both")
     if preset:
         configs = PRESETS.get(preset)
+    elif config and recorded:
+        configs = tuple(parse_config(c) for c in config)
     elif config:
         parsed = [parse_config(c) for c in config]
         configs = (parsed[0], *(Config(c.name, c.options, parsed[0].name) for c in parsed[1:]))
@@ -111,20 +131,41 @@ def compare_command(
     names = [c.name for c in configs]
     if len(set(names)) != len(names):
         raise MeshsimError("--config: two configurations share a name")
+    mapping = parse_queue_map(opt.joined(queue_map))
+    files = RECORDED_FILES if recorded else FILES
     check_targets(
-        [Target("--out", out_dir, folder=True, files=FILES) if out_dir else None],
+        [Target("--out", out_dir, folder=True, files=files) if out_dir else None],
         input_files(RunOptions(machine=machine, workload=workload)),
     )
     progress = ["while loading the inputs"]
     with Batch() as batch, interrupts.watching(lambda: f"{progress[0]}; no output was written"):
         the_machine = load_machine(machine)
         log = LogOptions(log_format, tz, partition_limit)
-        jobs = load_workload(workload, the_machine, seed=seed, lenient=lenient, log=log)
+        jobs = load_workload(
+            workload, the_machine, seed=seed, lenient=lenient, log=log, queue_map=mapping
+        )
 
         def done(k: int, n: int) -> None:
             progress[0] = f"after {k} of {n} runs"
 
         progress[0] = "before the first run finished"
+        if recorded:
+            ranked = rank_recorded(
+                the_machine,
+                jobs,
+                configs,
+                seed=seed,
+                workers=workers or os.cpu_count() or 1,
+                done=done,
+            )
+            if out_dir:
+                folder = batch.folder(out_dir)
+                name = workload or str(the_machine.default_workload)
+                for file, text in ranking_files(ranked, machine, name).items():
+                    batch.write(folder / file, text)
+            batch.commit()
+            print_ranking(ranked)
+            return
         outcomes = compare(
             the_machine,
             jobs,

@@ -67,7 +67,8 @@ COMMANDS = {
     ),
     "compare": Command(
         "compare",
-        "Run configurations on one workload and report each against its baseline (Tang et al.).",
+        "Run configurations on one workload and report each against its baseline (Tang et al.); "
+        "with --recorded, rank them by how closely they reproduce the waits the log recorded.",
     ),
     "contention": Command(
         "contention",
@@ -84,7 +85,8 @@ COMMANDS = {
     ),
     "plot": Command(
         "plot",
-        "Draw metric vs. load per policy, utilization vs. slowdown, and wait CDFs by size class.",
+        "Draw metric vs. load per policy, utilization vs. slowdown, wait CDFs by size class, and "
+        "a run's recorded against simulated waits.",
     ),
 }
 """Each command of ``meshsim``, in the order ``--help`` lists them."""

@@ -175,6 +175,22 @@ Requeue = Annotated[
     bool,
     typer.Option(help="Move jobs that break their queue's limits to a queue that admits them."),
 ]
+QueueMap = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--queue-map",
+        metavar="NAME=QUEUE",
+        help="Run the jobs of the trace's queue NAME in the machine's NQS queue QUEUE "
+        "(repeatable). Other queues go to the machine queue of the same name, or by the "
+        "q\\[f]<nodes><s|m|l> naming rule; never by number.",
+    ),
+]
+
+
+def joined(values: list[str] | None) -> str | None:
+    """A repeatable option's values as one text, joined by commas (how :class:`RunOptions` holds
+    ``--queue-map``)."""
+    return ",".join(values) if values else None
 
 
 def run_options(**values: object) -> RunOptions:

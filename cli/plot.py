@@ -1,5 +1,6 @@
 """``meshsim plot RESULTS``: the standard figures of a sweep as PNG or SVG files (matplotlib, ``pip
-install 'meshsim[plot]'``) or, with ``--terminal``, as text."""
+install 'meshsim[plot]'``) or, with ``--terminal``, as text; for a run's result JSON, its
+recorded against simulated waits (:mod:`meshsim.engine.recorded_figures`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from typing import Annotated, Any
 import typer
 
 from meshsim.cli.output import err, fail, out
+from meshsim.engine.recorded_figures import queue_bars, read_result, recorded_section, wait_scatter
 from meshsim.engine.tools.experiments.figures import (
+    BarChart,
     Figure,
     load_key,
     metric_vs_load,
@@ -20,11 +23,13 @@ from meshsim.engine.tools.experiments.figures import (
 from meshsim.engine.tools.experiments.store import ResultStore
 from meshsim.engine.tools.experiments.summaries import config_keys
 from meshsim.engine.tools.experiments.tables import UNREADABLE, load_rows
-from meshsim.engine.tools.experiments.textplot import render
+from meshsim.engine.tools.experiments.textplot import render, render_bars
 from meshsim.engine.validation.options import PLOT, check_options
 from meshsim.engine.writing import Batch, Target, check_targets
 
 KINDS = ("load", "util-slowdown", "wait-cdf")
+RECORDED_KINDS = ("recorded-scatter", "recorded-queues")
+"""The figures of a run's result JSON: the per-job scatter (needs --jobs) and the per-queue bars."""
 
 
 def register(app: typer.Typer) -> None:
@@ -32,10 +37,26 @@ def register(app: typer.Typer) -> None:
 
 
 def plot(
-    results: Annotated[Path, typer.Argument(help="A results folder of meshsim sweep/reproduce.")],
+    results: Annotated[
+        Path,
+        typer.Argument(
+            help="A results folder of meshsim sweep/reproduce, or a result JSON of meshsim run "
+            "(--out) of a log that records waits."
+        ),
+    ],
     kind: Annotated[
         list[str] | None,
-        typer.Option(help="Figures: load, util-slowdown, wait-cdf (default: all that apply)."),
+        typer.Option(
+            help="Figures: load, util-slowdown, wait-cdf of a folder; recorded-scatter, "
+            "recorded-queues of a result JSON (default: all that apply)."
+        ),
+    ] = None,
+    jobs: Annotated[
+        Path | None,
+        typer.Option(
+            "--jobs",
+            help="The run's per-job CSV (meshsim run --jobs-out), for recorded-scatter.",
+        ),
     ] = None,
     metric: Annotated[
         list[str] | None,
@@ -47,16 +68,55 @@ def plot(
     ] = None,
     fmt: Annotated[str, typer.Option("--format", help="png or svg.")] = "png",
     out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Folder for the files (default: RESULTS/figures).")
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Folder for the files (default: RESULTS/figures; figures/ beside a result JSON).",
+        ),
     ] = None,
     terminal: Annotated[bool, typer.Option(help="Draw in the terminal instead of files.")] = False,
     width: Annotated[int, typer.Option(help="Terminal plot width in characters.")] = 78,
 ) -> None:
-    """Draw metric vs. load per policy, utilization vs. slowdown, and wait CDFs by size class."""
+    """Draw metric vs. load per policy, utilization vs. slowdown, wait CDFs by size class, and a
+    run's recorded against simulated waits."""
     check_options(PLOT, {"--kind": kind, "--format": fmt, "--width": width})
-    folder = out_dir or results / "figures"
+    single = results.is_file()
+    valid = RECORDED_KINDS if single else KINDS
+    wrong = [k for k in kind or () if k not in valid]
+    if wrong:
+        what = "a result JSON" if single else "a results folder"
+        fail(f"--kind {wrong[0]}: not a figure of {what} (valid: {', '.join(valid)})")
+    if jobs is not None and not single:
+        fail("--jobs: only for a result JSON of meshsim run (its per-job CSV)")
+    folder = out_dir or (results.parent / "figures" if single else results / "figures")
     if not terminal:
-        check_targets([Target("--out", folder, folder=True)], [results / "sweep.json"])
+        inputs = [results, jobs] if single else [results / "sweep.json"]
+        check_targets([Target("--out", folder, folder=True)], inputs)
+    if single:
+        figures = _recorded_figures(results, kind, jobs)
+    else:
+        figures = _sweep_figures(results, kind, metric, x, series)
+    if terminal:
+        for figure in figures:
+            text = (
+                render_bars(figure, width)
+                if isinstance(figure, BarChart)
+                else render(figure, width=width)
+            )
+            out.print(text, markup=False, highlight=False)
+        return
+    for path in _draw(figures, folder, fmt):
+        out.print(f"wrote {path}")
+
+
+def _sweep_figures(
+    results: Path,
+    kind: list[str] | None,
+    metric: list[str] | None,
+    x: str | None,
+    series: str | None,
+) -> list[Figure | BarChart]:
+    """The figures of a sweep's results folder."""
     store = ResultStore(results)
     manifest, rows = load_rows(store)
     unreadable = [r for r in rows if r.status == UNREADABLE]
@@ -70,15 +130,28 @@ def plot(
         )
     if not any(r.status == "ok" for r in rows):
         fail(f"{results}: no finished case to plot")
-    figures = _figures(manifest, rows, store, kind, metric, x, series)
+    figures: list[Figure | BarChart] = list(
+        _figures(manifest, rows, store, kind, metric, x, series)
+    )
     if not figures:
         fail(f"{results}: no figure applies (no numeric load key and no per-job CSVs)")
-    if terminal:
-        for figure in figures:
-            out.print(render(figure, width=width), markup=False, highlight=False)
-        return
-    for path in _draw(figures, folder, fmt):
-        out.print(f"wrote {path}")
+    return figures
+
+
+def _recorded_figures(
+    path: Path, kinds: list[str] | None, jobs: Path | None
+) -> list[Figure | BarChart]:
+    """The figures of a run's result JSON; the scatter needs the run's jobs CSV."""
+    section = recorded_section(read_result(path), str(path))
+    wanted = kinds or [k for k in RECORDED_KINDS if k != "recorded-scatter" or jobs is not None]
+    figures: list[Figure | BarChart] = []
+    if "recorded-scatter" in wanted:
+        if jobs is None:
+            fail("--kind recorded-scatter needs the run's per-job CSV: --jobs FILE")
+        figures.append(wait_scatter(jobs))
+    if "recorded-queues" in wanted:
+        figures.append(queue_bars(section))
+    return figures
 
 
 def _figures(
@@ -122,7 +195,7 @@ def _figures(
     return figures
 
 
-def _draw(figures: list[Figure], folder: Path, fmt: str) -> list[Path]:
+def _draw(figures: list[Figure | BarChart], folder: Path, fmt: str) -> list[Path]:
     try:
         import matplotlib
     except ImportError:
@@ -136,24 +209,13 @@ def _draw(figures: list[Figure], folder: Path, fmt: str) -> list[Path]:
     return written
 
 
-def _drawn(plt: Any, batch: Batch, figure: Figure, folder: Path, fmt: str) -> Path:
+def _drawn(plt: Any, batch: Batch, figure: Figure | BarChart, folder: Path, fmt: str) -> Path:
     """Draw one figure and stage its file."""
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    for s in figure.series:
-        if figure.steps:
-            ax.step(s.x, s.y, where="post", label=s.label)
-        elif s.err is not None and any(e == e for e in s.err):
-            ax.errorbar(s.x, s.y, yerr=[0 if e != e else e for e in s.err], marker="o",
-                        capsize=3, label=s.label)  # fmt: skip
-        else:
-            ax.plot(s.x, s.y, marker="o", label=s.label)
-    if figure.log_y:
-        ax.set_yscale("log")
-    ax.set_title(figure.title)
-    ax.set_xlabel(figure.x_label)
-    ax.set_ylabel(figure.y_label)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
+    if isinstance(figure, BarChart):
+        _bars(ax, figure)
+    else:
+        _lines(ax, figure)
     fig.tight_layout()
     path = folder / f"{figure.name}.{fmt}"
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
@@ -162,3 +224,41 @@ def _drawn(plt: Any, batch: Batch, figure: Figure, folder: Path, fmt: str) -> Pa
     plt.close(fig)
     batch.write(path, image.getvalue())
     return path
+
+
+def _lines(ax: Any, figure: Figure) -> None:
+    """Curves, steps, error bars or scattered points, on linear or logarithmic axes."""
+    for s in figure.series:
+        if s.scatter:
+            ax.scatter(s.x, s.y, s=4, alpha=0.3, linewidths=0, label=s.label)
+        elif figure.steps:
+            ax.step(s.x, s.y, where="post", label=s.label)
+        elif s.err is not None and any(e == e for e in s.err):
+            ax.errorbar(s.x, s.y, yerr=[0 if e != e else e for e in s.err], marker="o",
+                        capsize=3, label=s.label)  # fmt: skip
+        else:
+            ax.plot(s.x, s.y, marker="o", label=s.label)
+    if figure.log_y:
+        ax.set_yscale("log")
+    if figure.log_x:
+        ax.set_xscale("log")
+    ax.set_title(figure.title, fontsize="medium", wrap=True)
+    ax.set_xlabel(figure.x_label)
+    ax.set_ylabel(figure.y_label)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+
+
+def _bars(ax: Any, chart: BarChart) -> None:
+    """Grouped vertical bars, one group per category."""
+    width = 0.8 / max(len(chart.series), 1)
+    for s, name in enumerate(chart.series):
+        offsets = [
+            c + (s - (len(chart.series) - 1) / 2) * width for c in range(len(chart.categories))
+        ]
+        ax.bar(offsets, chart.values[s], width=width, label=name)
+    ax.set_xticks(range(len(chart.categories)), chart.categories, rotation=90, fontsize="small")
+    ax.set_title(chart.title)
+    ax.set_ylabel(chart.value_label)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize="small")

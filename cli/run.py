@@ -13,6 +13,7 @@ import typer
 from meshsim.cli import interrupts
 from meshsim.cli import options as opt
 from meshsim.cli.output import fail, interactive, out
+from meshsim.cli.recorded_view import print_loading, print_recorded
 from meshsim.engine.kernel.reports import REPORTS, ReportTable, csv_text
 from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.logs.reasons import RECORD_REASONS
@@ -89,6 +90,7 @@ def run(
         ),
     ] = None,
     requeue: opt.Requeue = False,
+    queue_map: opt.QueueMap = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
     scenario: opt.Scenario = None,
 ) -> None:
@@ -131,6 +133,7 @@ def run(
         tz=tz,
         partition_limit=partition_limit,
         requeue=requeue,
+        queue_map=opt.joined(queue_map),
     )
     outputs.check(input_files(options))
     _simulate(
@@ -313,6 +316,8 @@ def _print_summary(document: dict) -> None:
                 f"{r['reason'].replace('_', ' ')} — {r['detail']}",
                 markup=False,
             )
+    print_loading(inputs)
+    print_recorded(document["recorded"])
 
 
 def _counts(counts: dict[str, int]) -> str:

@@ -40,6 +40,7 @@ def tui(
     tz: opt.TimeZone = "UTC",
     partition_limit: opt.PartitionLimit = None,
     requeue: opt.Requeue = False,
+    queue_map: opt.QueueMap = None,
     scenario: opt.Scenario = None,
     live: Annotated[bool, typer.Option("--live", help="Start running live at once.")] = False,
     event: Annotated[
@@ -86,6 +87,7 @@ def tui(
         tz=tz,
         partition_limit=partition_limit,
         requeue=requeue,
+        queue_map=opt.joined(queue_map),
     )
     check_inputs(load_scenario(scenario).options if scenario else options)
     if screenshot is not None:

@@ -80,6 +80,13 @@ class RunResult:
         """The metrics per queue of the workload."""
         return self.document["by_queue"]
 
+    @property
+    def recorded(self) -> Mapping[str, Any]:
+        """The run against the schedule its log recorded (docs/recorded.md): ``compared``, the
+        fit ``overall`` and ``by_queue``, ``by_size_class``, ..., the jobs ``not_compared`` by
+        reason; or, without a fit, the ``reason``."""
+        return self.document["recorded"]
+
 
 def run(*, scenario: str | Path | None = None, **options: Any) -> RunResult:
     """Run one simulation to its end, as ``meshsim run`` does.
@@ -88,9 +95,9 @@ def run(*, scenario: str | Path | None = None, **options: Any) -> RunResult:
     ``workload``, ``queue``, ``discipline``, ``backfill``, ``alloc``, ``window``, ``bound``,
     ``rotate``, ``migrate``, ``shape``, ``runtime_model``, ``pattern``, ``io_traffic``,
     ``io_share``, ``procs_per_unit``, ``load_factor``, ``runtime_scale``, ``seed``, ``lenient``,
-    ``requeue``); a file may be given as a ``pathlib.Path``. With ``scenario`` (a file the
-    console saved) the scenario supplies them all, as with ``meshsim run --scenario``. Bad input
-    raises :class:`MeshsimError`."""
+    ``requeue``, ``queue_map``); a file may be given as a ``pathlib.Path``. With ``scenario`` (a
+    file the console saved) the scenario supplies them all, as with ``meshsim run --scenario``.
+    Bad input raises :class:`MeshsimError`."""
     if scenario is not None:
         if options:
             name = sorted(options)[0]

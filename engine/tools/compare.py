@@ -16,10 +16,10 @@ bounded slowdown."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -36,6 +36,8 @@ from meshsim.engine.workloads.traceclock import TraceClock
 from meshsim.engine.workloads.workload import Workload
 
 METRICS = ("loss_of_capacity", "avg_wait_s", "avg_bsld")
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -138,24 +140,36 @@ def compare(
     if len(parts) == 1:
         parts = [("all", workload, parts[0][2])]
     tasks = [(machine, w, past, c, label, seed) for label, w, past in parts for c in configs]
+    return run_all(_run, tasks, workers, done)
+
+
+def run_all(
+    run: Callable[[T], R],
+    tasks: Sequence[T],
+    workers: int,
+    done: Callable[[int, int], None] | None = None,
+) -> list[R]:
+    """``run`` of every task, in the tasks' order, in this process (``workers`` ≤ 1) or a pool of
+    ``workers`` processes; ``done(k, n)`` is told each time one finishes. Pool workers leave
+    Ctrl-C to this process, which ends them when it is interrupted."""
     tell = done or (lambda k, n: None)
     if workers <= 1:
-        outcomes = []
+        results = []
         for task in tasks:
-            outcomes.append(_run(task))
-            tell(len(outcomes), len(tasks))
-        return outcomes
+            results.append(run(task))
+            tell(len(results), len(tasks))
+        return results
     pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_signals)
     try:
-        futures = [pool.submit(_run, task) for task in tasks]
+        futures = [pool.submit(run, task) for task in tasks]
         for k, _ in enumerate(as_completed(futures), start=1):
             tell(k, len(tasks))
-        outcomes = [f.result() for f in futures]
+        results = [f.result() for f in futures]
     except BaseException:
         terminate_pool(pool)
         raise
     pool.shutdown()
-    return outcomes
+    return results
 
 
 def gains(outcomes: list[Outcome], configs: tuple[Config, ...]) -> list[dict[str, Any]]:

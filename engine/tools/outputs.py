@@ -8,7 +8,9 @@ Its ``schema`` is ``meshsim.result/1``; keys named in the issues are a contract.
 ``null``, never ``NaN`` (docs/boundaries.md). Jobs the run did not finish are counted, never
 dropped: ``skipped`` (never entered the run, by reason), ``rejected`` (refused on arrival, by
 reason), ``unfinished`` (still waiting or held when the run ended) and ``rejected_actions``
-(operator actions that could not apply, each with its reason)."""
+(operator actions that could not apply, each with its reason). ``recorded`` measures the run
+against the schedule its log recorded, counting every job it does not compare, or says why there
+is no fit (:mod:`meshsim.engine.recorded_run`)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from meshsim import __version__
 from meshsim.engine.kernel import views
 from meshsim.engine.kernel.events import EventRecord
 from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.recorded_run import recorded_start_column, replay_fit
 from meshsim.engine.workloads import swf
 from meshsim.engine.writing import Staged
 
@@ -69,6 +72,7 @@ def result_document(sim: Simulation, inputs: RunInputs) -> dict[str, Any]:
             "policy": sim.policy.as_dict(),
             "actions": [a.as_dict() for a in sim.logged_actions()],
             "transforms": list(sim.workload.transforms),
+            "queue_mapping": [m.as_dict() for m in sim.workload.queue_mapping],
         },
         "skipped": dict(sim.workload.skipped),
         "rejected": dict(sorted(sim.rejected.items())),
@@ -77,6 +81,7 @@ def result_document(sim: Simulation, inputs: RunInputs) -> dict[str, Any]:
         "metrics": defined(results.metrics),
         "by_size_class": {k: defined(v) for k, v in results.by_size_class.items()},
         "by_queue": {k: defined(v) for k, v in results.by_queue.items()},
+        "recorded": replay_fit(sim).as_dict(),
     }
 
 
@@ -97,13 +102,18 @@ def dumps(document: Mapping[str, Any]) -> str:
 
 
 def jobs_csv_columns(sim: Simulation) -> tuple[tuple[str, ...], list[list[Any]]]:
-    """Header and columns of the jobs CSV: :data:`JOB_COLUMNS`, then, when the run was observed on a
-    machine with I/O nodes, the per-job contention columns
-    (:data:`meshsim.engine.families.contention.observer.JOB_COLUMNS`)."""
+    """Header and columns of the jobs CSV: :data:`JOB_COLUMNS`; ``recorded_start`` when the log
+    recorded the schedule (:func:`meshsim.engine.recorded_run.recorded_start_column`); then, when
+    the columns of the run's plug-in recorders (on a machine with I/O nodes, the per-job contention
+    columns, :data:`meshsim.engine.families.contention.observer.JOB_COLUMNS`)."""
     idx, _ = sim.outcomes()
     table = sim.job_table()
     header = JOB_COLUMNS
     columns = [table[c].tolist() for c in JOB_COLUMNS]
+    recorded = recorded_start_column(sim, idx)
+    if recorded is not None:
+        header = (*header, "recorded_start")
+        columns.append(recorded)
     for recorder in sim.plugins:
         extra = recorder.job_columns(idx)
         header = (*header, *extra)

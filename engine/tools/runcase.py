@@ -7,7 +7,8 @@ JSON, byte for byte.
 :class:`RunOptions` holds every option of ``meshsim run`` that defines a simulation (outputs and
 verbosity are not among them). Its field names are the command's parameter names and its defaults
 are the command's defaults; a test holds the two together, so an option added to the command must be
-added here too."""
+added here too. ``queue_map`` holds the repeatable ``--queue-map NAME=QUEUE`` as one text, its
+pairs joined by commas (:func:`meshsim.engine.families.nqs.queue_map.parse_queue_map`)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.policy import Policy
 from meshsim.engine.families.contention.observer import ContentionObserver
 from meshsim.engine.families.contention.traffic import with_traffic
+from meshsim.engine.families.nqs.queue_map import parse_queue_map
 from meshsim.engine.kernel.actions import Action, LoggedAction
 from meshsim.engine.kernel.events import EventRecord
 from meshsim.engine.kernel.simulation import Simulation
@@ -66,6 +68,7 @@ class RunOptions:
     tz: str = "UTC"
     partition_limit: str | None = None
     requeue: bool = False
+    queue_map: str | None = None
 
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any]) -> RunOptions:
@@ -152,6 +155,7 @@ def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
         procs_per_unit=options.procs_per_unit,
         requeue=options.requeue,
         log=options.log_options(),
+        queue_map=parse_queue_map(options.queue_map),
     ).scaled(load_factor=options.load_factor, runtime_scale=options.runtime_scale)
     if options.shape is not None:
         dims = getattr(machine.spec, "dims", None)
@@ -173,9 +177,10 @@ def load_inputs(options: RunOptions) -> tuple[Machine, Workload]:
 
 def check_inputs(options: RunOptions) -> None:
     """What can be checked of a run's inputs without loading its workload (for front ends that
-    load it elsewhere, as the console's engine process does): the options, the machine, the
-    allocator on it, and that the workload file exists."""
+    load it elsewhere, as the console's engine process does): the options (``--queue-map``'s
+    pairs included), the machine, the allocator on it, and that the workload file exists."""
     check_run_options(options)
+    parse_queue_map(options.queue_map)
     machine = load_machine(options.machine)
     if options.alloc is not None:
         check_allocator(machine, options.alloc, "--alloc")

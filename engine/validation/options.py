@@ -67,6 +67,13 @@ RUN = OPTIONS.add(
             Rule("--tz", "str", "UTC", doc="an IANA time zone name"),
             Rule("--partition-limit", "str", None, doc="NAME=DURATION,... (docs/logs.md)"),
             Rule("--requeue", "bool", False),
+            Rule(
+                "--queue-map",
+                "str",
+                None,
+                doc="NAME=QUEUE,... (repeatable): a trace queue's name, an NQS queue of the "
+                "machine (docs/recorded.md)",
+            ),
         ),
     )
 )
@@ -128,7 +135,19 @@ PLOT = OPTIONS.add(
     Section(
         "meshsim plot",
         (
-            Rule("--kind", "str list", None, choices=("load", "util-slowdown", "wait-cdf")),
+            Rule(
+                "--kind",
+                "str list",
+                None,
+                choices=(
+                    "load",
+                    "util-slowdown",
+                    "wait-cdf",
+                    "recorded-scatter",
+                    "recorded-queues",
+                ),
+                doc="recorded-* of a result JSON of meshsim run, the others of a results folder",
+            ),
             Rule("--format", "str", "png", choices=("png", "svg")),
             Rule("--width", "int", 78, minimum=20, maximum=1000),
         ),

@@ -10,7 +10,7 @@ seed; without it, the run's seed drives the workload stream."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -59,8 +59,9 @@ def check_jobs(t: Table, count: int) -> None:
 
 
 ADAPTERS: Registry[Callable[..., Workload]] = Registry("workload adapter")
-"""Per machine section (e.g. ``nqs``): a function ``(workload, section, requeue=...)`` that fits a
-loaded workload to the machine (queue mapping and limits)."""
+"""Per machine section (e.g. ``nqs``): a function
+``(workload, section, requeue=..., queue_map=...)`` that fits a loaded workload to the machine
+(queue mapping and limits)."""
 
 
 def load_workload(
@@ -72,13 +73,16 @@ def load_workload(
     procs_per_unit: int | None = None,
     requeue: bool = False,
     log: LogOptions | None = None,
+    queue_map: Mapping[str, str] | None = None,
 ) -> Workload:
     """The workload named by ``spec``: an SWF trace (``.swf``, ``.swf.gz``), an operator's log
     (Slurm, PBS, Cobalt: :mod:`meshsim.engine.logs`, read as ``log`` says), the name of a trace
     fetched with ``meshsim trace fetch``, ``trace:FILE`` for a file on the trace search path
     (:mod:`meshsim.engine.workloads.tracepath`), a workload TOML file (a path, or ``PACKAGE:NAME``
     for a bundled one, :mod:`meshsim.engine.core.bundled`), or None for the machine's default
-    workload."""
+    workload.
+    ``requeue`` and ``queue_map`` (trace queue name to machine queue name) go to the adapters of the
+    machine's sections; a ``queue_map`` on a machine without one is an error."""
     path = workload_path(spec, machine)
     name = path.name
     if name.endswith(".toml"):
@@ -92,9 +96,17 @@ def load_workload(
         workload = replay_workload(trace, machine, procs_per_unit=procs_per_unit)
     else:
         raise MeshsimError(f"{path}: no such file")
+    adapted = False
     for section, config in machine.extras.items():
         if section in ADAPTERS:
-            workload = ADAPTERS.get(section)(workload, config, requeue=requeue)
+            adapter = ADAPTERS.get(section)
+            workload = adapter(workload, config, requeue=requeue, queue_map=queue_map)
+            adapted = True
+    if queue_map and not adapted:
+        raise MeshsimError(
+            f"--queue-map needs a machine with named queues (an [nqs] section); machine "
+            f"'{machine.name}' has none"
+        )
     return workload
 
 

@@ -45,6 +45,26 @@ _COLUMNS = (
 )
 
 
+@dataclass(frozen=True)
+class QueueMapping:
+    """The jobs of a trace's queue placed in a machine queue of another name: the trace's queue
+    name, the machine's, the rule that chose it (``--queue-map`` or ``name rule``,
+    :mod:`meshsim.engine.families.nqs.queue_map`) and how many jobs it moved."""
+
+    trace_queue: str
+    machine_queue: str
+    rule: str
+    jobs: int
+
+    def as_dict(self) -> dict[str, str | int]:
+        return {
+            "trace_queue": self.trace_queue,
+            "machine_queue": self.machine_queue,
+            "rule": self.rule,
+            "jobs": self.jobs,
+        }
+
+
 def _frozen(a: np.ndarray) -> np.ndarray:
     a = np.ascontiguousarray(a)
     a.flags.writeable = False
@@ -58,7 +78,11 @@ class Workload:
     ``shapes`` (n × d, ``-1`` for none) holds requested boxes on meshes and tori when the workload
     gives them; ``records`` keeps the source SWF rows (n × 18) when there are any, so a simulated
     schedule can be written back as SWF; ``skipped`` counts dropped jobs by reason; ``attrs`` holds
-    further per-job columns a generator provides for a runtime model (``iterations``, ``io_share``).
+    further per-job columns a generator provides for a runtime model (``iterations``, ``io_share``)
+    or an imported log provides for the comparison with its recorded schedule (``eligible``: when
+    the job became eligible to run, on the submit times' clock, :mod:`meshsim.engine.recorded`);
+    ``queue_mapping`` lists the trace queues a machine adapter placed in machine queues of
+    another name.
     """
 
     name: str
@@ -78,6 +102,7 @@ class Workload:
     skipped: Mapping[str, int] = field(default_factory=dict)
     transforms: tuple[str, ...] = ()
     attrs: Mapping[str, np.ndarray] = field(default_factory=dict)
+    queue_mapping: tuple[QueueMapping, ...] = ()
 
     def __post_init__(self) -> None:
         for name in (*_COLUMNS, "shapes", "records"):

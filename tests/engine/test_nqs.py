@@ -145,8 +145,17 @@ def test_queue_mapping_from_the_header(machine, tmp_path):
         load_workload(str(path), machine)
 
 
-def test_map_queues_keeps_valid_numbers(machine):
+def test_queue_numbers_are_never_matched_to_the_machines(machine):
+    """A workload whose queue numbers are the machine's own but unnamed is not placed by number;
+    an explicit mapping of the number as written places it."""
     w = from_columns(
         "x", submit=np.zeros(2), runtime=np.ones(2), size=np.array([1, 2]), queue=np.array([1, 3])
     )
-    assert map_queues(w, machine.extras["nqs"]).queue.tolist() == [1, 3]
+    with pytest.raises(MeshsimError, match=r"queue 1 \(the trace header does not name it\) is not"):
+        map_queues(w, machine.extras["nqs"])
+    mapped = map_queues(w, machine.extras["nqs"], queue_map={"1": "low", "3": "short"})
+    assert mapped.queue.tolist() == [1, 3]
+    assert [(m.trace_queue, m.machine_queue, m.jobs) for m in mapped.queue_mapping] == [
+        ("1", "low", 1),
+        ("3", "short", 1),
+    ]

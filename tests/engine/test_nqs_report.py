@@ -10,10 +10,11 @@ import meshsim.engine.families.nqs.report  # noqa: F401
 from meshsim.engine.core.policy import Policy
 from meshsim.engine.kernel.reports import REPORTS
 from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.tools.runcase import RunOptions, prepare
 from meshsim.engine.topology.machines import load_machine
 from meshsim.engine.workloads.workload import from_columns
 from tests.conftest import DATA
-from tests.engine.test_nqs import HEADER
+from tests.engine.test_nqs import HEADER, MONDAY
 
 
 def test_table5_expansion_factor_is_total_over_total():
@@ -94,3 +95,19 @@ def test_paragon_sdsc_machine_is_the_papers():
         assert q.max_nodes == int(nodes) and q.time_limit_s == limits[kind] * 3600
         sets = set(config.group(q.group).prime) | set(config.group(q.group).nonprime)
         assert ("16MB" in sets) == (not fat)
+
+
+def test_table5_from_the_recorded_waits_beside_the_simulated(tmp_path):
+    """Queue low: job 2 waited 2 h in the log and 1 h in the replay (behind job 1's hour)."""
+    log = tmp_path / "log.swf"
+    log.write_text(
+        f"; UnixStartTime: {int(MONDAY.timestamp())}\n; TimeZoneString: America/Chicago\n"
+        "; Queue: 1 low\n"
+        "1 0    0 3600 16 -1 -1 16 -1 -1 1 1 1 -1 1 2 -1 -1\n"
+        "2 0 7200  100 16 -1 -1 16 -1 -1 1 1 1 -1 1 2 -1 -1\n"
+    )
+    sim = prepare(RunOptions(machine=str(DATA / "nqs-small.toml"), workload=str(log)))
+    sim.run()
+    tables = {t.name: t for t in REPORTS.get("nqs")(sim)}
+    assert tables["table5-recorded"].rows == (("low", "2", "1.0", "0.5", "0.5", "2.9", "2.0"),)
+    assert tables["table5"].rows[0][3] == "0.5"

@@ -3,10 +3,12 @@ partition and the scheduling constants (seed 004 §2.2, §2.3, §3, §4).
 
 Node sets are rectangles of the mesh (``x``, ``y``, ``w``, ``h`` in mesh coordinates, y down). A
 node group lists node sets for prime and for non-prime time, in the order the second pass of node
-selection uses them. A queue has a number (the SWF queue number that maps to it), a queue priority,
-a node limit, a time limit and a node group; ``kind = "interactive"`` queues go to the interactive
-partition. Values the paper does not give (priorities, age factor, block priority, coordinates) are
-chosen in ``machines/paragon-sdsc.toml`` and documented there."""
+selection uses them. A queue has a name (what a trace's ``Queue:`` header lines are matched against,
+:mod:`meshsim.engine.families.nqs.queue_map`), a number (the machine's own identifier of the queue,
+never matched against a trace's queue numbers), a queue priority, a node limit, a time limit and a
+node group; ``kind = "interactive"`` queues go to the interactive partition. Values the paper does
+not give (priorities, age factor, block priority, coordinates) are chosen in
+``machines/paragon-sdsc.toml`` and ``machines/paragon-sdsc-1996.toml`` and documented there."""
 
 from __future__ import annotations
 
@@ -21,6 +23,12 @@ from meshsim.engine.validation.formats import MACHINE_FILE
 from meshsim.engine.validation.rules import Rule, Section
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+OVER_LIMIT = ("error", "keep")
+"""What loading a trace does with a job over its queue's node or time limit (``over_limit``):
+``error`` names the job (``--requeue`` moves it to a queue that admits it instead); ``keep`` leaves
+it in its queue, counted, for machines whose log shows the limits were not enforced
+(``machines/paragon-sdsc-1996.toml``)."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +69,8 @@ class NodeGroup:
 
 @dataclass(frozen=True)
 class QueueSpec:
-    """An NQS queue: its SWF number, priority, node and time limits and node group."""
+    """An NQS queue: its name, the machine's number for it, priority, node and time limits and node
+    group."""
 
     name: str
     number: int
@@ -94,6 +103,7 @@ class NQSConfig:
     age_factor: float
     block_priority: float
     node_allocator: str
+    over_limit: str = "error"
 
     def check(self, machine: Machine) -> None:
         """What the NQS allocator needs of the machine, checked when the file is read: every
@@ -150,6 +160,13 @@ NQS_SECTION = MACHINE_FILE.add(
             Rule("age_factor", "float", 1.0, minimum=0.0),
             Rule("block_priority", "float", 0.0),
             Rule("node_allocator", "str", "m2db", names="allocator"),
+            Rule(
+                "over_limit",
+                "str",
+                "error",
+                choices=OVER_LIMIT,
+                doc="a trace's job over its queue's limits: an error, or kept in its queue",
+            ),
         ),
         doc="NQS queues, node sets and groups of the SDSC Paragon (seed 004)",
     )
@@ -177,7 +194,12 @@ QUEUE = MACHINE_FILE.add(
             Rule("name", "str"),
             Rule("kind", "str", "batch", choices=("batch", "interactive")),
             Rule("group", "str", "", doc="a node group (batch queues)"),
-            Rule("number", "int", minimum=0, doc="the SWF queue number"),
+            Rule(
+                "number",
+                "int",
+                minimum=0,
+                doc="the machine's own number; a trace's queues are matched by name",
+            ),
             Rule("priority", "float", 0.0),
             Rule("max_nodes", "int", minimum=1),
             Rule("time_limit_h", "float", minimum=0.0),
@@ -284,4 +306,5 @@ def parse_nqs(t: Table, header: MachineHeader) -> NQSConfig:
         age_factor=t.get("age_factor"),
         block_priority=t.get("block_priority"),
         node_allocator=t.get("node_allocator"),
+        over_limit=t.get("over_limit"),
     )

@@ -1,44 +1,41 @@
-"""Mapping a trace's queue numbers to NQS queues, and enforcing queue limits (seed 004 §4).
+"""Placing a trace's jobs in the machine's NQS queues, and enforcing queue limits (seed 004 §4).
 
-A trace job's SWF queue number names its queue through the header's ``Queue: N name`` lines when the
-name is one of the machine's queues; otherwise the number must be one of the machine's own queue
-numbers (``[[nqs.queues]] number``). A job larger than its queue's node limit or longer than its
-time limit is an error naming the job and the queue, unless ``requeue`` is set: then it moves to the
-smallest queue of the same kind (batch or interactive) that admits it, preferring queues of the same
-node group (smallest node limit, then time limit)."""
+Each trace queue goes to a machine queue by name (:mod:`meshsim.engine.families.nqs.queue_map`: the
+queue of the same name, a ``--queue-map NAME=QUEUE``, or the paper's naming rule; never by number).
+A job larger than its queue's node limit or longer than its time limit is then, by the machine's
+``over_limit`` (:data:`meshsim.engine.families.nqs.config.OVER_LIMIT`):
+
+- ``error`` (the default): an error naming the job and the queue, unless ``requeue`` is set; then
+  it moves to the smallest queue of the same kind (batch or interactive) that admits it,
+  preferring queues of the same node group (smallest node limit, then time limit);
+- ``keep``: left in its queue and counted (``requeue`` still moves it when set)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 import numpy as np
 
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.families.nqs.config import NQSConfig, QueueSpec
+from meshsim.engine.families.nqs.queue_map import match_queues
 from meshsim.engine.workloads.generators import ADAPTERS
 from meshsim.engine.workloads.workload import Workload
 
 
 @ADAPTERS.register("nqs")
-def map_queues(workload: Workload, config: NQSConfig, *, requeue: bool = False) -> Workload:
-    """``workload`` with every job's queue set to an NQS queue number that admits it."""
-    by_name = config.queue_by_name()
-    by_number = config.queue_by_number()
-    header_names = workload.header.queues if workload.header is not None else {}
-    translate: dict[int, QueueSpec] = {}
-    for number in sorted(set(workload.queue.tolist())):
-        name = header_names.get(number, "").split()[0] if header_names.get(number) else ""
-        spec = by_name.get(name) or by_number.get(number)
-        if spec is None:
-            valid = ", ".join(f"{q.number} ({q.name})" for q in config.queues)
-            shown = f" '{name}'" if name else ""
-            raise MeshsimError(
-                f"{workload.name}: queue {number}{shown} is not an NQS queue of this machine "
-                f"(valid: {valid})"
-            )
-        translate[number] = spec
+def map_queues(
+    workload: Workload,
+    config: NQSConfig,
+    *,
+    requeue: bool = False,
+    queue_map: Mapping[str, str] | None = None,
+) -> Workload:
+    """``workload`` with every job's queue set to the number of the machine queue it runs in."""
+    translate, mappings = match_queues(workload, config, queue_map or {})
     queues = workload.queue.copy()
-    moved = 0
+    moved = kept = 0
     for i, (q, size, runtime, job_id) in enumerate(
         zip(
             workload.queue.tolist(),
@@ -49,8 +46,11 @@ def map_queues(workload: Workload, config: NQSConfig, *, requeue: bool = False) 
         )
     ):
         spec = translate[q]
+        queues[i] = spec.number
         if size <= spec.max_nodes and runtime <= spec.time_limit_s:
-            queues[i] = spec.number
+            continue
+        if not requeue and config.over_limit == "keep":
+            kept += 1
             continue
         if not requeue:
             what = (
@@ -69,8 +69,17 @@ def map_queues(workload: Workload, config: NQSConfig, *, requeue: bool = False) 
             )
         queues[i] = target.number
         moved += 1
-    transforms = (*workload.transforms, f"{moved} jobs requeued") if moved else workload.transforms
-    return replace(workload, queue=np.asarray(queues), transforms=transforms)
+    notes = []
+    if moved:
+        notes.append(f"{moved} jobs requeued")
+    if kept:
+        notes.append(f"{kept} jobs over their queue's limits kept in their queue")
+    return replace(
+        workload,
+        queue=np.asarray(queues),
+        transforms=(*workload.transforms, *notes),
+        queue_mapping=mappings,
+    )
 
 
 def _requeue(spec: QueueSpec, size: int, runtime: float, config: NQSConfig) -> QueueSpec | None:

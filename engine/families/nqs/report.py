@@ -17,6 +17,9 @@
   within their rounding (q4t: 0.1 h wait, 71.9, so about 5 s of execution), while a mean of per-job
   ratios would put short jobs' huge ratios into every queue (q32l, 2.6 h wait and 5.2 h execution,
   reports 1.5).
+
+For a log that records waits, a sixth table gives Table 5 from the recorded waits beside the
+simulated ones (:mod:`meshsim.engine.families.nqs.recorded_report`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from datetime import timedelta
 import numpy as np
 
 from meshsim.engine.families.nqs.allocator import nqs_config
+from meshsim.engine.families.nqs.recorded_report import recorded_table5
 from meshsim.engine.kernel.reports import REPORTS, ReportTable
 from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.workloads.traceclock import TraceClock
@@ -33,7 +37,8 @@ from meshsim.engine.workloads.traceclock import TraceClock
 
 @REPORTS.register("nqs")
 def nqs_report(sim: Simulation) -> list[ReportTable]:
-    """Tables 1-5 for a finished run on a machine with an ``[nqs]`` section."""
+    """Tables 1-5 for a finished run on a machine with an ``[nqs]`` section, and Table 5 from
+    the recorded waits when the log has them."""
     config = nqs_config(sim.machine)
     _, out = sim.outcomes()
     queues = config.queue_by_number()
@@ -54,6 +59,9 @@ def nqs_report(sim: Simulation) -> list[ReportTable]:
         _table4(out, interactive),
         _table5(out, usage, total, queues),
     ]
+    recorded = recorded_table5(sim, config)
+    if recorded is not None:
+        tables.append(recorded)
     return tables
 
 

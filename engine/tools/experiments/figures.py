@@ -33,12 +33,14 @@ LOAD_KEYS = ("load-factor", "runtime-scale", "workload.arrival_rate", "workload.
 
 @dataclass(frozen=True)
 class Series:
-    """One curve: points in drawing order and, for means, the 95 % half-widths."""
+    """One curve: points in drawing order and, for means, the 95 % half-widths; ``scatter``
+    marks the points without joining them."""
 
     label: str
     x: tuple[float, ...]
     y: tuple[float, ...]
     err: tuple[float, ...] | None = None
+    scatter: bool = False
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,20 @@ class Figure:
     series: tuple[Series, ...]
     log_y: bool = False
     steps: bool = False
+    log_x: bool = False
+
+
+@dataclass(frozen=True)
+class BarChart:
+    """Grouped bars: one group per category, one bar per series in each (``values[s][c]`` for
+    series s, category c)."""
+
+    name: str
+    title: str
+    value_label: str
+    categories: tuple[str, ...]
+    series: tuple[str, ...]
+    values: tuple[tuple[float, ...], ...]
 
 
 def load_key(manifest: dict[str, Any], rows: Sequence[CaseRow]) -> str | None:

@@ -2,9 +2,13 @@
 characters, no dependency, for ``meshsim plot --terminal``.
 
 Each series gets a marker (``●``, ``■``, ``▲``, …); line figures mark their points and join them
-with dots; step figures (CDFs) mark every column with the step function's value there. The y axis is
-logarithmic when the figure says so (non-positive values are then left out). Cost:
-O(points + width × series)."""
+with dots; scatter series mark each cell by how many points fall in it (:data:`DENSITY`); step
+figures (CDFs) mark every column with the step
+function's value there. An axis is logarithmic when the figure says so (non-positive values are
+then left out). Cost: O(points + width × series).
+
+:func:`render_bars` draws a :class:`~meshsim.engine.tools.experiments.figures.BarChart` as
+horizontal bars, one line per series in each category, each bar labelled with its value."""
 
 from __future__ import annotations
 
@@ -13,9 +17,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from meshsim.engine.tools.experiments.figures import Figure
+from meshsim.engine.tools.experiments.figures import BarChart, Figure
 
 MARKERS = "●■▲◆✚✖○□△◇"
+DENSITY = "·∘•●"
+"""Scatter cells by how many points fall in them: 1+, 10+, 100+, 1,000+."""
 LABEL_WIDTH = 10
 
 
@@ -23,10 +29,11 @@ def render(figure: Figure, width: int = 72, height: int = 18) -> str:
     """The figure as text: title, plot area with axes, and a legend."""
     plot_w = max(width - LABEL_WIDTH - 1, 10)
     points = [
-        (np.asarray(s.x, float), _y(np.asarray(s.y, float), figure.log_y)) for s in figure.series
+        (_log(np.asarray(s.x, float), figure.log_x), _log(np.asarray(s.y, float), figure.log_y))
+        for s in figure.series
     ]
-    xs = np.concatenate([x[np.isfinite(y)] for x, y in points] or [np.zeros(0)])
-    ys = np.concatenate([y[np.isfinite(y)] for _, y in points] or [np.zeros(0)])
+    xs = np.concatenate([x[np.isfinite(x + y)] for x, y in points] or [np.zeros(0)])
+    ys = np.concatenate([y[np.isfinite(x + y)] for x, y in points] or [np.zeros(0)])
     lines = [figure.title]
     if len(xs) == 0:
         return "\n".join([*lines, "(no data)"]) + "\n"
@@ -42,10 +49,13 @@ def render(figure: Figure, width: int = 72, height: int = 18) -> str:
 
     for i, (x, y) in enumerate(points):
         mark = MARKERS[i % len(MARKERS)]
-        keep = np.isfinite(y)
+        keep = np.isfinite(x + y)
         x, y = x[keep], y[keep]
         if figure.steps:
             _steps(grid, x, y, mark, col, row, (x0, x1))
+            continue
+        if figure.series[i].scatter:
+            _density(grid, x, y, col, row)
             continue
         for (xa, ya), (xb, yb) in zip(
             zip(x, y, strict=True), zip(x[1:], y[1:], strict=True), strict=False
@@ -62,14 +72,21 @@ def render(figure: Figure, width: int = 72, height: int = 18) -> str:
         text = _number(10**tick if figure.log_y else tick) if tick is not None else ""
         lines.append(f"{text:>{LABEL_WIDTH}}│" + "".join(grid[r]))
     lines.append(" " * LABEL_WIDTH + "└" + "─" * plot_w)
-    left, mid, right = _number(x0), _number((x0 + x1) / 2), _number(x1)
+    ticks = (x0, (x0 + x1) / 2, x1)
+    left, mid, right = (_number(10**t if figure.log_x else t) for t in ticks)
     gap = plot_w - len(left) - len(mid) - len(right)
     axis = left + " " * (gap // 2) + mid + " " * (gap - gap // 2) + right
     lines.append(" " * (LABEL_WIDTH + 1) + axis)
-    scale = " (log scale)" if figure.log_y else ""
-    lines.append(" " * (LABEL_WIDTH + 1) + f"x: {figure.x_label}   y: {figure.y_label}{scale}")
+    x_scale = " (log scale)" if figure.log_x else ""
+    y_scale = " (log scale)" if figure.log_y else ""
+    labels = f"x: {figure.x_label}{x_scale}   y: {figure.y_label}{y_scale}"
+    lines.append(" " * (LABEL_WIDTH + 1) + labels)
     for i, s in enumerate(figure.series):
-        lines.append(f"  {MARKERS[i % len(MARKERS)]} {s.label}")
+        if s.scatter:
+            levels = ", ".join(f"{mark} {10**k:,}+" for k, mark in enumerate(DENSITY))
+            lines.append(f"  {s.label}, points per character: {levels}")
+        else:
+            lines.append(f"  {MARKERS[i % len(MARKERS)]} {s.label}")
     return "\n".join(lines) + "\n"
 
 
@@ -94,11 +111,45 @@ def _steps(
             grid[row(float(y[i]))][c] = mark
 
 
-def _y(y: np.ndarray, log: bool) -> np.ndarray:
+def _density(
+    grid: list[list[str]],
+    x: np.ndarray,
+    y: np.ndarray,
+    col: Callable[[float], int],
+    row: Callable[[float], int],
+) -> None:
+    """Mark every cell holding points with :data:`DENSITY`'s glyph for their number."""
+    counts: dict[tuple[int, int], int] = {}
+    for xv, yv in zip(x.tolist(), y.tolist(), strict=True):
+        cell = (row(yv), col(xv))
+        counts[cell] = counts.get(cell, 0) + 1
+    for (r, c), count in counts.items():
+        grid[r][c] = DENSITY[min(int(math.log10(count)), len(DENSITY) - 1)]
+
+
+def render_bars(chart: BarChart, width: int = 72) -> str:
+    """The chart as text: a line per series in each category, the bar's length proportional to its
+    value (the largest value fills the width), the value after it."""
+    label_w = min(max((len(c) for c in chart.categories), default=1), 16)
+    series_w = max((len(s) for s in chart.series), default=1)
+    bar_w = max(width - label_w - series_w - 12, 10)
+    top = max((v for values in chart.values for v in values if math.isfinite(v)), default=0.0)
+    lines = [chart.title, f"{'':>{label_w}} {'':<{series_w}} {chart.value_label}"]
+    for c, category in enumerate(chart.categories):
+        for s, name in enumerate(chart.series):
+            value = chart.values[s][c]
+            length = round(value / top * bar_w) if top > 0 and math.isfinite(value) else 0
+            head = category[:label_w] if s == 0 else ""
+            bar = MARKERS[s % len(MARKERS)] * max(length, 0)
+            lines.append(f"{head:<{label_w}} {name:<{series_w}} {bar} {_number(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _log(values: np.ndarray, log: bool) -> np.ndarray:
     if not log:
-        return y
+        return values
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(y > 0, np.log10(np.where(y > 0, y, 1.0)), np.nan)
+        return np.where(values > 0, np.log10(np.where(values > 0, values, 1.0)), np.nan)
 
 
 def _span(lo: float, hi: float) -> tuple[float, float]:
