@@ -7,8 +7,15 @@ folder, and the settings issue 24 found necessary: ``SlurmdParameters=config_ove
 claims its CPUs whatever the host has), ``SelectType=select/cons_tres`` with
 ``SelectTypeParameters=CR_CPU`` (the default ``CR_Core_Memory`` without ``DefMemPerCPU`` runs one
 job at a time), ``SchedulerType=sched/backfill`` with ``bf_interval=1,bf_resolution=1``,
-``JobCompType=jobcomp/filetxt``, ``SlurmUser=root``. :meth:`SlurmCluster.stop` cancels what is
-left and stops every daemon it started by process id, and is safe to call whatever happened."""
+``JobCompType=jobcomp/filetxt``, ``SlurmUser=root``, and an ``Epilog`` that does nothing
+(``true``). Without an epilog, Slurm 22.05 does not run its scheduler when a job ends: a waiting job
+starts at the backfill scheduler's next tick (``bf_interval``, one second, at a fixed phase within
+the second set when slurmctld starts), a latency that the log's whole seconds show as a one-second
+gap after each job's end in some runs and not in others. With one, slurmd reports the epilog's end
+and the controller schedules at once (``MESSAGE_EPILOG_COMPLETE``, then ``sched: Allocate``, within
+milliseconds in slurmctld's log), the event-driven start that ``sched_min_interval`` documents.
+:meth:`SlurmCluster.stop` cancels what is left and stops every daemon it started by process id, and
+is safe to call whatever happened."""
 
 from __future__ import annotations
 
@@ -231,6 +238,7 @@ class SlurmCluster:
             "SchedulerParameters=bf_interval=1,bf_resolution=1",
             "JobCompType=jobcomp/filetxt",
             f"JobCompLoc={self.jobcomp}",
+            f"Epilog={shutil.which('true') or '/bin/true'}",
         ]
         if self.accounting:
             lines += [
