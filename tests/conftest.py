@@ -24,3 +24,20 @@ def require_trace(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is absent: the real traces live in ../shared/traces")
     return path
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked ``live`` run first: they wait minutes on a real scheduler, mostly asleep, so
+    under ``-n auto`` one worker waits while the others run the rest of the suite, instead of the
+    whole suite waiting for them at its end."""
+    items.sort(key=lambda item: item.get_closest_marker("live") is None)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """State what the tests measured (their ``measured`` properties, such as the live Slurm check's
+    agreement), passed or failed, in the summary of every run."""
+    for outcome in ("passed", "failed"):
+        for report in terminalreporter.stats.get(outcome, []):
+            for key, value in getattr(report, "user_properties", ()):
+                if key == "measured":
+                    terminalreporter.write_line(f"measured: {value}")

@@ -7,16 +7,28 @@ folder, and the settings issue 24 found necessary: ``SlurmdParameters=config_ove
 claims its CPUs whatever the host has), ``SelectType=select/cons_tres`` with
 ``SelectTypeParameters=CR_CPU`` (the default ``CR_Core_Memory`` without ``DefMemPerCPU`` runs one
 job at a time), ``SchedulerType=sched/backfill`` with ``bf_interval=1,bf_resolution=1``,
-``JobCompType=jobcomp/filetxt``, ``SlurmUser=root``. :meth:`SlurmCluster.stop` cancels what is
-left and stops every daemon it started by process id, and is safe to call whatever happened."""
+``JobCompType=jobcomp/filetxt``, ``SlurmUser=root``, and an ``Epilog`` that does nothing
+(``true``). Without an epilog, Slurm 22.05 does not run its scheduler when a job ends: a waiting job
+starts at the backfill scheduler's next tick (``bf_interval``, one second, at a fixed phase within
+the second set when slurmctld starts), a latency that the log's whole seconds show as a one-second
+gap after each job's end in some runs and not in others. With one, slurmd reports the epilog's end
+and the controller schedules at once (``MESSAGE_EPILOG_COMPLETE``, then ``sched: Allocate``, within
+milliseconds in slurmctld's log), the event-driven start that ``sched_min_interval`` documents.
+:meth:`SlurmCluster.stop` cancels what is left and stops every daemon it started by process id, and
+is safe to call whatever happened; a daemon whose test process was killed outright, so that no
+``stop`` ran, gets SIGTERM from the kernel (``PR_SET_PDEATHSIG``). Then only the ``slurmstepd`` of
+a job that was running, which slurmd starts in a session of its own, outlives it: it retries its
+completion message to the stopped controller for up to an hour (Slurm's ``MAX_RETRY``)."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -24,12 +36,23 @@ CLIENTS = ("sbatch", "squeue", "scancel", "scontrol", "sinfo")
 DAEMONS = ("munged", "slurmctld", "slurmd")
 ACCOUNTING = ("mariadbd", "mariadb-install-db", "slurmdbd", "sacctmgr", "sacct")
 CLUSTER = "meshsimlive"
+PR_SET_PDEATHSIG = 1
+"""Linux ``prctl`` option: the signal a process gets when the thread that started it ends."""
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
 
 
 def missing_tools(accounting: bool) -> list[str]:
     """The programs this cluster needs that are not installed."""
     wanted = (*CLIENTS, *DAEMONS, *(ACCOUNTING if accounting else ()))
     return [t for t in wanted if shutil.which(t) is None and not Path("/usr/sbin", t).exists()]
+
+
+def _end_with_parent() -> None:
+    """Run in each daemon between fork and exec: Linux sends it SIGTERM when the process that
+    started it ends, however that ends (killed outright, where no ``finally`` runs), so no daemon
+    outlives the test even when :meth:`SlurmCluster.stop` cannot run."""
+    if _LIBC is not None:
+        _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _tool(name: str) -> str:
@@ -119,7 +142,13 @@ class SlurmCluster:
     def _spawn(self, name: str, argv: list[str]) -> None:
         log = (self.folder / f"{name}.out").open("w")
         self.processes.append(
-            subprocess.Popen(argv, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+            subprocess.Popen(
+                argv,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=_end_with_parent,
+            )
         )
         log.close()
 
@@ -231,6 +260,7 @@ class SlurmCluster:
             "SchedulerParameters=bf_interval=1,bf_resolution=1",
             "JobCompType=jobcomp/filetxt",
             f"JobCompLoc={self.jobcomp}",
+            f"Epilog={shutil.which('true') or '/bin/true'}",
         ]
         if self.accounting:
             lines += [
