@@ -26,6 +26,7 @@ from meshsim.engine.runcase import (
 from meshsim.engine.scenario import load_scenario, scenario_document
 from meshsim.engine.simulation import Simulation
 from meshsim.engine.swf import swf_bytes
+from meshsim.engine.tracecut import cut_summary
 from meshsim.engine.validation.options import RUN_OUTPUTS, check_options, flag
 from meshsim.engine.writing import Batch, Target, check_targets
 
@@ -62,6 +63,8 @@ def run(
     log_format: opt.LogFormat = None,
     tz: opt.TimeZone = "UTC",
     partition_limit: opt.PartitionLimit = None,
+    first: opt.First = None,
+    skip: opt.Skip = 0,
     out_path: Annotated[
         Path | None,
         typer.Option("--out", help="Write the result JSON here.", rich_help_panel=OUTPUT_PANEL),
@@ -130,6 +133,8 @@ def run(
         log_format=log_format,
         tz=tz,
         partition_limit=partition_limit,
+        first=first,
+        skip=skip,
         requeue=requeue,
     )
     outputs.check(input_files(options))
@@ -293,6 +298,8 @@ def _print_summary(document: dict) -> None:
         table.add_row(name, value)
     out.print(table)
     skipped = document["skipped"]
+    if document["cut"] is not None:
+        out.print(cut_summary(document["cut"], skipped), markup=False)
     records = {k: v for k, v in skipped.items() if k in RECORD_REASONS}
     for label, counts in (
         ("skipped jobs", {k: v for k, v in skipped.items() if k not in RECORD_REASONS}),

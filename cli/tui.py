@@ -39,6 +39,8 @@ def tui(
     log_format: opt.LogFormat = None,
     tz: opt.TimeZone = "UTC",
     partition_limit: opt.PartitionLimit = None,
+    first: opt.First = None,
+    skip: opt.Skip = 0,
     requeue: opt.Requeue = False,
     scenario: opt.Scenario = None,
     live: Annotated[bool, typer.Option("--live", help="Start running live at once.")] = False,
@@ -85,6 +87,8 @@ def tui(
         log_format=log_format,
         tz=tz,
         partition_limit=partition_limit,
+        first=first,
+        skip=skip,
         requeue=requeue,
     )
     check_inputs(load_scenario(scenario).options if scenario else options)

@@ -30,6 +30,7 @@ from meshsim.engine.outputs import RunInputs, jobs_csv_text, result_document
 from meshsim.engine.policy import Policy
 from meshsim.engine.shapes import with_shapes
 from meshsim.engine.simulation import Simulation
+from meshsim.engine.tracecut import RecordCut
 from meshsim.engine.validation.options import check_run_options
 from meshsim.engine.validation.scenario_checks import check_actions
 from meshsim.engine.workload import Workload
@@ -65,6 +66,8 @@ class RunOptions:
     log_format: str | None = None
     tz: str = "UTC"
     partition_limit: str | None = None
+    first: int | None = None
+    skip: int = 0
     requeue: bool = False
 
     @classmethod
@@ -87,8 +90,9 @@ class RunOptions:
         return cls(**options)
 
     def log_options(self) -> LogOptions:
-        """How the workload is read when it is a trace or log."""
-        return LogOptions(self.log_format, self.tz, self.partition_limit, self.lenient)
+        """How the workload is read when it is a trace or log (its job-count cut included)."""
+        cut = RecordCut(self.first, self.skip)
+        return LogOptions(self.log_format, self.tz, self.partition_limit, self.lenient, cut)
 
     def policy(self, machine: Machine) -> Policy:
         """The policy these options name; order, discipline and backfilling left out take the
@@ -182,6 +186,8 @@ def check_inputs(options: RunOptions) -> None:
     path = workload_path(options.workload, machine)
     if not path.is_file():
         raise MeshsimError(f"{path}: no such file")
+    if path.name.endswith(".toml"):
+        options.log_options().cut.refuse_generated(str(path))
 
 
 def input_files(options: RunOptions) -> list[Path]:
@@ -235,6 +241,8 @@ def case_document(
         load_factor=options.load_factor,
         runtime_scale=options.runtime_scale,
         procs_per_unit=options.procs_per_unit,
+        first=options.first,
+        skip=options.skip,
         scenario=scenario,
     )
     return result_document(sim, inputs)

@@ -24,6 +24,7 @@ from meshsim.engine import swf
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.jobs import Job
 from meshsim.engine.machines import Machine
+from meshsim.engine.tracecut import CutOutcome
 from meshsim.engine.validation.options import run_option_rule
 from meshsim.engine.validation.rules import check_value
 from meshsim.engine.validation.swf_columns import MAX_SECONDS
@@ -58,7 +59,9 @@ class Workload:
     ``shapes`` (n × d, ``-1`` for none) holds requested boxes on meshes and tori when the workload
     gives them; ``records`` keeps the source SWF rows (n × 18) when there are any, so a simulated
     schedule can be written back as SWF; ``skipped`` counts dropped jobs by reason; ``attrs`` holds
-    further per-job columns a generator provides for a runtime model (``iterations``, ``io_share``).
+    further per-job columns a generator provides for a runtime model (``iterations``, ``io_share``);
+    ``cut`` says which records of the file were read when a job-count cut was given
+    (:mod:`meshsim.engine.tracecut`).
     """
 
     name: str
@@ -78,6 +81,7 @@ class Workload:
     skipped: Mapping[str, int] = field(default_factory=dict)
     transforms: tuple[str, ...] = ()
     attrs: Mapping[str, np.ndarray] = field(default_factory=dict)
+    cut: CutOutcome | None = None
 
     def __post_init__(self) -> None:
         for name in (*_COLUMNS, "shapes", "records"):
@@ -239,4 +243,5 @@ def from_swf(
         records=kept,
         header=trace.header,
         skipped=skipped,
+        cut=trace.cut,
     )
