@@ -251,7 +251,13 @@ class Simulation:
         """The jobs the last pass started (one step reports those of its pass)."""
         self.stats = RunStats(first_arrival=first)
         self._ctx = PassContext(
-            first, [], self.allocator, self._start_job, self._make_planner, stats=self.stats
+            first,
+            [],
+            self.allocator,
+            self._start_job,
+            self._make_planner,
+            stats=self.stats,
+            waiting=self.queue,
         )
         self._configure_pass()
         self._feed = self._job_feed()

@@ -54,9 +54,11 @@ from meshsim.engine.allocators.boxes import (
     scan_start,
     scan_view,
     summed_table,
+    tallest_by_width,
     window_sums,
 )
 from meshsim.engine.allocators.grid_planner import GridPlanner
+from meshsim.engine.allocators.request_fits import RequestFits
 from meshsim.engine.jobs import Job
 from meshsim.engine.machines import Machine
 from meshsim.engine.planning import Planner, Releases
@@ -98,6 +100,10 @@ class BoxAllocator(Allocator):
         self._fit = np.zeros(leading, dtype=np.int64)
         self._by_columns = len(self.dims) == 2 and not any(self.wrap)
         self._tallest: TallestBoxes | None = None
+        self._heights: np.ndarray | None = None
+        self.releases = 0
+        """How many times cells were released (or the occupancy changed otherwise than by taking
+        cells): while it stays the same, a request that did not fit still does not."""
         self._answers: dict[tuple, Placement | None] = {}
         self._placements: dict[tuple, Placement | None] = {}
         self._fitting: set[tuple] = set()
@@ -122,6 +128,7 @@ class BoxAllocator(Allocator):
         change."""
         self._table = None
         self._tallest = None
+        self._heights = None
         self._masks.clear()
         self._answers.clear()
         if taken is not False:
@@ -130,6 +137,7 @@ class BoxAllocator(Allocator):
         if taken is not True:
             self._no_fit.fill(self.dims[-1] + 1)
             self._not_fitting.clear()
+            self.releases += 1
 
     def withdraw(self, cell: int, state: int) -> None:
         flat = self._owner.reshape(-1)
@@ -219,8 +227,9 @@ class BoxAllocator(Allocator):
         np.minimum(region, box[-1], out=region)
 
     def _fits_box(self, box: Box) -> bool:
-        """Whether ``box`` is entirely free somewhere now: the frontiers' answer, else (recorded in
-        them) the tallest free box of its width on a 2D mesh, or its free mask."""
+        """Whether ``box`` is entirely free somewhere now: the frontiers' answer, else the tallest
+        free box of its width on a 2D mesh (of every width when :meth:`tallest_by_width` was
+        asked for this occupancy; else of its own, recorded in the frontiers), or its free mask."""
         lead, last = box[:-1], box[-1]
         if last <= self._fit[lead]:
             return True
@@ -228,6 +237,8 @@ class BoxAllocator(Allocator):
             return False
         if not self._by_columns:
             return self._free_mask(box) is not None
+        if self._heights is not None:
+            return last <= self._heights[lead[0]]
         if self._tallest is None:
             self._tallest = TallestBoxes(self.busy())
         width = box[0]
@@ -235,6 +246,16 @@ class BoxAllocator(Allocator):
         self._record_fit((width, height))
         self._record_no_fit((width, height + 1))
         return last <= height
+
+    def tallest_by_width(self) -> np.ndarray:
+        """The tallest free box of every width now, on a 2D mesh without wrap-around
+        (:func:`~meshsim.engine.allocators.boxes.tallest_by_width`), kept for the occupancy."""
+        if self._heights is None:
+            self._heights = tallest_by_width(self.busy())
+        return self._heights
+
+    def request_fits(self) -> RequestFits:
+        return RequestFits(self)
 
     def fits(self, job: Job) -> bool:
         if job.size > self._free:
