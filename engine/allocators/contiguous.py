@@ -2,7 +2,12 @@
 
 A job asks for the boxes of its shape request (:mod:`meshsim.engine.shapes`: its own shape, or the
 square rule on 2D machines and every box of its volume on 3D ones), and with ``--rotate`` also their
-rotations (90° in 2D, every axis permutation in 3D). The candidate positions of a box are found with
+rotations (90° in 2D, every axis permutation in 3D). On 3D machines a job without a given shape
+*grows* (Krevat et al., seed 002 §2: "If we cannot fit a job of size p in the system, we
+artificially increase its size and retry"): when none of its boxes is free now, it takes the
+smallest larger volume that has a free box, and holds that many nodes (:meth:`BoxAllocator._grown`).
+A reservation for a later start plans its own boxes (:class:`GridPlanner`); a migrated job keeps
+the volume it holds. The candidate positions of a box are found with
 a summed-area table of the busy cells: O(cells) numpy work per box, cached for the current
 occupancy; on a torus the table is built over the array padded with its own first slices, so boxes
 wrap around. Then each allocator picks among the candidates (boolean arrays over start positions):
@@ -40,7 +45,7 @@ shape that still fits."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import permutations, product
 
 import numpy as np
@@ -63,6 +68,7 @@ from meshsim.engine.jobs import Job
 from meshsim.engine.machines import Machine
 from meshsim.engine.planning import Planner, Releases
 from meshsim.engine.shapes import ShapeRequest, request_for
+from meshsim.engine.shapes import box as box_request
 
 _UNKNOWN = Placement((), 0, "unknown")
 """Marks a question not yet answered in the current occupancy (None means "does not fit")."""
@@ -86,6 +92,10 @@ class BoxAllocator(Allocator):
         self.dims: tuple[int, ...] = tuple(spec.dims)
         self.wrap: tuple[bool, ...] = tuple(spec.wrap)
         self.rule = "square" if len(self.dims) == 2 else "box"
+        self.grows = self.rule == "box"
+        """Whether a job without a given shape grows to the next volume with a free box when its
+        own boxes are all taken (seed 002 §2; see the module docstring)."""
+        self._volumes: dict[int, tuple[Box, ...]] = {}
         self._owner = np.full(self.dims, FREE, dtype=np.int64)
         self._free = int(np.prod(self.dims))
         self._table: np.ndarray | None = None
@@ -188,6 +198,39 @@ class BoxAllocator(Allocator):
                     boxes.append(v)
         return request, boxes
 
+    def _grown(
+        self, job: Job, volume: int, free: int, mask_of: Callable[[Box], np.ndarray | None]
+    ) -> tuple[int, list[tuple[Box, np.ndarray]]]:
+        """Seed 002 §2, "If we cannot fit a job of size p in the system, we artificially increase
+        its size and retry": for a job whose boxes of ``volume`` are all taken, the smallest larger
+        volume (at most ``free``) of which some box is free, with its free boxes (``mask_of``: a
+        box's free start positions, None when it has none); (0, []) when there is none or the job
+        does not grow (a machine without the rule, a job with a given shape)."""
+        if not self.grows or job.shape is not None:
+            return 0, []
+        for size in range(volume + 1, free + 1):
+            found = []
+            for box in self._boxes_of_volume(size):
+                mask = mask_of(box)
+                if mask is not None:
+                    found.append((box, mask))
+            if found:
+                return size, found
+        return 0, []
+
+    def _boxes_of_volume(self, volume: int) -> tuple[Box, ...]:
+        """Every box of exactly ``volume`` cells that fits the machine (none when ``volume`` has no
+        such factorization), most cube-like first, as the ``box`` rule orders them."""
+        known = self._volumes.get(volume)
+        if known is None:
+            request = box_request(volume, self.dims)
+            known = self._volumes[volume] = request.boxes if request.volume == volume else ()
+        return known
+
+    def _free_now(self, box: Box) -> np.ndarray | None:
+        """Where ``box`` is free now (None: nowhere), the frontiers asked first."""
+        return self._free_mask(box) if self._fits_box(box) else None
+
     def free_positions(
         self, box: Box, busy: np.ndarray | None = None, table: np.ndarray | None = None
     ) -> np.ndarray:
@@ -266,7 +309,10 @@ class BoxAllocator(Allocator):
         if key in self._not_fitting:
             return False
         request, boxes = self.boxes_for(job)
-        if request.volume <= self._free and any(self._fits_box(box) for box in boxes):
+        if request.volume <= self._free and (
+            any(self._fits_box(box) for box in boxes)
+            or self._grown(job, request.volume, self._free, self._free_now)[1]
+        ):
             self._fitting.add(key)
             return True
         self._not_fitting.add(key)
@@ -289,14 +335,17 @@ class BoxAllocator(Allocator):
             answer = self._placements.get(memo, _UNKNOWN)
             if answer is _UNKNOWN:
                 answer = None
+                volume = request.volume
                 candidates = []
                 for box in boxes:
-                    mask = self._free_mask(box) if self._fits_box(box) else None
+                    mask = self._free_now(box)
                     if mask is not None:
                         candidates.append((box, mask))
+                if not candidates:
+                    volume, candidates = self._grown(job, volume, self._free, self._free_now)
                 if candidates:
                     box, start = self.choose(candidates, busy)
-                    answer = self._placement(box, start, request.volume)
+                    answer = self._placement(box, start, volume)
                 self._remember(memo, answer)
         self._answers[key] = answer
         (self._not_fitting if answer is None else self._fitting).add(key)
@@ -336,10 +385,12 @@ class BoxAllocator(Allocator):
         busy: np.ndarray,
         table: np.ndarray | None = None,
         free: int | None = None,
+        *,
+        grow: bool = True,
     ) -> Placement | None:
         """Where ``job`` would go on an explicit busy mask (for planning and migration); ``table``
         is the mask's :func:`summed_table` and ``free`` its count of free cells when the caller
-        keeps them.
+        keeps them. Without ``grow`` only the job's own boxes are tried (:meth:`_grown`).
 
         The answer is a function of the busy mask and the job's (size, shape) alone (``choose``
         reads nothing else), so it is remembered on exactly those: a migration re-pack places the
@@ -351,18 +402,27 @@ class BoxAllocator(Allocator):
             free = busy.size - int(busy.sum())
         if request.volume > free:
             return None
-        memo = (busy.tobytes(), job.size, job.shape) if self.remembers else None
+        memo = None
+        if self.remembers:
+            memo = (busy.tobytes(), job.size, job.shape) + (() if grow else ("own boxes",))
         answer = self._placements.get(memo, _UNKNOWN)
         if answer is not _UNKNOWN:
             return answer
         if table is None:
             table = summed_table(busy, self.wrap)
-        candidates = []
-        for box in boxes:
+
+        def free_on(box: Box) -> np.ndarray | None:
             mask = window_sums(table, self.dims, box, self.wrap) == 0
-            if mask.any():
-                candidates.append((box, mask))
-        answer = self.place_among(job, candidates, busy) if candidates else None
+            return mask if mask.any() else None
+
+        volume = request.volume
+        candidates = [(box, mask) for box in boxes if (mask := free_on(box)) is not None]
+        if not candidates and grow:
+            volume, candidates = self._grown(job, volume, free, free_on)
+        answer = None
+        if candidates:
+            box, start = self.choose(candidates, busy)
+            answer = self._placement(box, start, volume)
         self._remember(memo, answer)
         return answer
 
@@ -388,10 +448,13 @@ class BoxAllocator(Allocator):
         return GridPlanner(self, now, releases)
 
     def repack(self, running: Sequence[tuple[Job, Placement]]) -> dict[int, Placement] | None:
+        """Seed 002 §2's re-pack (:meth:`Allocator.repack`). A job that grew keeps the volume it
+        holds: it is re-placed as a request of that many nodes, on its own boxes."""
         busy = self.withdrawn()
         plan: dict[int, Placement] = {}
-        for job, _ in sorted(running, key=lambda p: (-p[1].nodes, p[0].index)):
-            placement = self.place_on(job, busy)
+        for job, held in sorted(running, key=lambda p: (-p[1].nodes, p[0].index)):
+            request = job._replace(size=held.nodes) if self.grows else job
+            placement = self.place_on(request, busy, grow=False)
             if placement is None:
                 return None
             busy.reshape(-1)[list(placement.cells)] = True
