@@ -440,9 +440,16 @@ class BoxAllocator(Allocator):
         self, job: Job, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
     ) -> Placement:
         """The allocator's placement of ``job`` among free candidates (as :meth:`choose` takes them,
-        at least one) on the busy mask they were found on."""
-        box, start = self.choose(candidates, busy)
-        return self._placement(box, start, self.boxes_for(job)[0].volume)
+        at least one): its own boxes that are free on the busy mask they were found on. That is
+        :meth:`place_on` without growth, and shares its memo (a backfilling reservation asks it
+        again at every pass until the running jobs change)."""
+        memo = (busy.tobytes(), job.size, job.shape, "own boxes") if self.remembers else None
+        answer = self._placements.get(memo)
+        if answer is None:
+            box, start = self.choose(candidates, busy)
+            answer = self._placement(box, start, self.boxes_for(job)[0].volume)
+            self._remember(memo, answer)
+        return answer
 
     def planner(self, now: float, releases: Releases) -> Planner:
         return GridPlanner(self, now, releases)
