@@ -12,6 +12,8 @@ import typer
 from meshsim.cli.output import err, fail, out
 from meshsim.engine.experiments.figures import (
     Figure,
+    Panel,
+    capacity,
     load_key,
     metric_vs_load,
     utilization_vs_slowdown,
@@ -24,7 +26,8 @@ from meshsim.engine.experiments.textplot import render
 from meshsim.engine.validation.options import PLOT, check_options
 from meshsim.engine.writing import Batch, Target, check_targets
 
-KINDS = ("load", "util-slowdown", "wait-cdf")
+KINDS = ("load", "util-slowdown", "wait-cdf", "capacity")
+"""Every figure kind; all but ``capacity`` are drawn by default where they apply."""
 
 
 def register(app: typer.Typer) -> None:
@@ -35,7 +38,10 @@ def plot(
     results: Annotated[Path, typer.Argument(help="A results folder of meshsim sweep/reproduce.")],
     kind: Annotated[
         list[str] | None,
-        typer.Option(help="Figures: load, util-slowdown, wait-cdf (default: all that apply)."),
+        typer.Option(
+            help="Figures: load, util-slowdown, wait-cdf, capacity (default: all that apply "
+            "but capacity)."
+        ),
     ] = None,
     metric: Annotated[
         list[str] | None,
@@ -45,6 +51,16 @@ def plot(
     series: Annotated[
         str | None, typer.Option(help="Key whose values the wait CDFs compare (default: first).")
     ] = None,
+    panels: Annotated[
+        str | None,
+        typer.Option(
+            help="Key whose values get a panel each, side by side (util-slowdown, capacity)."
+        ),
+    ] = None,
+    at: Annotated[
+        float | None,
+        typer.Option(help="Load value of the capacity figure (default: the smallest)."),
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", help="png or svg.")] = "png",
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="Folder for the files (default: RESULTS/figures).")
@@ -53,7 +69,7 @@ def plot(
     width: Annotated[int, typer.Option(help="Terminal plot width in characters.")] = 78,
 ) -> None:
     """Draw metric vs. load per policy, utilization vs. slowdown, and wait CDFs by size class."""
-    check_options(PLOT, {"--kind": kind, "--format": fmt, "--width": width})
+    check_options(PLOT, {"--kind": kind, "--format": fmt, "--width": width, "--at": at})
     folder = out_dir or results / "figures"
     if not terminal:
         check_targets([Target("--out", folder, folder=True)], [results / "sweep.json"])
@@ -70,7 +86,7 @@ def plot(
         )
     if not any(r.status == "ok" for r in rows):
         fail(f"{results}: no finished case to plot")
-    figures = _figures(manifest, rows, store, kind, metric, x, series)
+    figures = _figures(manifest, rows, store, kind, metric, x, series, panels, at)
     if not figures:
         fail(f"{results}: no figure applies (no numeric load key and no per-job CSVs)")
     if terminal:
@@ -89,21 +105,26 @@ def _figures(
     metrics: list[str] | None,
     x: str | None,
     series: str | None,
+    panels: str | None = None,
+    at: float | None = None,
 ) -> list[Figure]:
     keys = config_keys(manifest)
     x_key = x or load_key(manifest, rows)
     if x_key is not None and x_key not in keys:
         fail(f"--x {x_key}: not a key that varies in this sweep ({', '.join(keys)})")
+    if panels is not None and (panels not in keys or panels == x_key):
+        fail(f"--panels {panels}: not a key that varies in this sweep besides the load")
     present = {m for r in rows for m in r.metrics}
     wanted = kinds or [
         k
         for k in KINDS
-        if (k != "wait-cdf" or manifest["jobs"])
+        if k != "capacity"
+        and (k != "wait-cdf" or manifest["jobs"])
         and (k == "wait-cdf" or x_key is not None)
         and (k != "util-slowdown" or {"utilization", "avg_bsld"} <= present)
     ]
     figures: list[Figure] = []
-    if ("load" in wanted or "util-slowdown" in wanted) and x_key is None:
+    if {"load", "util-slowdown", "capacity"} & set(wanted) and x_key is None:
         fail("no load key: name one with --x")
     if "load" in wanted:
         for m in metrics or [m for m in manifest["metrics"] if m in present]:
@@ -111,7 +132,10 @@ def _figures(
                 fail(f"--metric {m}: not a metric of these results")
             figures.append(metric_vs_load(manifest, rows, m, x_key))
     if "util-slowdown" in wanted:
-        figures.append(utilization_vs_slowdown(manifest, rows, x_key))
+        figures.append(utilization_vs_slowdown(manifest, rows, x_key, panels))
+    if "capacity" in wanted:
+        loads = sorted({r.values[x_key] for r in rows if r.status == "ok"})
+        figures.append(capacity(manifest, rows, x_key, loads[0] if at is None else at, panels))
     if "wait-cdf" in wanted:
         if series is not None and series not in keys:
             fail(f"--series {series}: not a key that varies in this sweep ({', '.join(keys)})")
@@ -128,6 +152,7 @@ def _draw(figures: list[Figure], folder: Path, fmt: str) -> list[Path]:
     except ImportError:
         fail("matplotlib is not installed: pip install 'meshsim[plot]' (or use --terminal)")
     matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "meshsim"  # the same SVG bytes from the same results
     import matplotlib.pyplot as plt
 
     with Batch() as batch:
@@ -137,23 +162,24 @@ def _draw(figures: list[Figure], folder: Path, fmt: str) -> list[Path]:
 
 
 def _drawn(plt: Any, batch: Batch, figure: Figure, folder: Path, fmt: str) -> Path:
-    """Draw one figure and stage its file."""
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    for s in figure.series:
-        if figure.steps:
-            ax.step(s.x, s.y, where="post", label=s.label)
-        elif s.err is not None and any(e == e for e in s.err):
-            ax.errorbar(s.x, s.y, yerr=[0 if e != e else e for e in s.err], marker="o",
-                        capsize=3, label=s.label)  # fmt: skip
-        else:
-            ax.plot(s.x, s.y, marker="o", label=s.label)
-    if figure.log_y:
-        ax.set_yscale("log")
-    ax.set_title(figure.title)
-    ax.set_xlabel(figure.x_label)
-    ax.set_ylabel(figure.y_label)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
+    """Draw one figure (its panels side by side, a curve in the same colour in every panel) and
+    stage its file."""
+    panels = figure.all_panels()
+    fig, axes = plt.subplots(
+        1, len(panels), figsize=(7.5 * len(panels), 4.8), sharey=True, squeeze=False
+    )
+    colours = {
+        n: f"C{k}" for k, n in enumerate(dict.fromkeys(s.label for p in panels for s in p.series))
+    }
+    for ax, panel in zip(axes[0], panels, strict=True):
+        _draw_panel(ax, figure, panel, colours)
+        ax.set_title(panel.title or figure.title)
+        ax.set_xlabel(figure.x_label)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="small")
+    axes[0][0].set_ylabel(figure.y_label)
+    if figure.panels:
+        fig.suptitle(figure.title)
     fig.tight_layout()
     path = folder / f"{figure.name}.{fmt}"
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
@@ -162,3 +188,26 @@ def _drawn(plt: Any, batch: Batch, figure: Figure, folder: Path, fmt: str) -> Pa
     plt.close(fig)
     batch.write(path, image.getvalue())
     return path
+
+
+def _draw_panel(ax: Any, figure: Figure, panel: Panel, colours: dict[str, str]) -> None:
+    """One panel's curves (or stacked bars) on ``ax``."""
+    if panel.categories:
+        bottom = [0.0] * len(panel.categories)
+        for s in panel.series:
+            ax.bar(s.x, s.y, bottom=bottom, label=s.label, color=colours[s.label])
+            bottom = [b + y for b, y in zip(bottom, s.y, strict=True)]
+        ax.set_xticks(range(len(panel.categories)))
+        ax.set_xticklabels([c.replace(", ", "\n") for c in panel.categories], fontsize="small")
+        return
+    for s in panel.series:
+        colour = colours[s.label]
+        if figure.steps:
+            ax.step(s.x, s.y, where="post", label=s.label, color=colour)
+        elif s.err is not None and any(e == e for e in s.err):
+            ax.errorbar(s.x, s.y, yerr=[0 if e != e else e for e in s.err], marker="o",
+                        capsize=3, label=s.label, color=colour)  # fmt: skip
+        else:
+            ax.plot(s.x, s.y, marker="o", label=s.label, color=colour)
+    if figure.log_y:
+        ax.set_yscale("log")

@@ -132,9 +132,15 @@ PLOT = OPTIONS.add(
     Section(
         "meshsim plot",
         (
-            Rule("--kind", "str list", None, choices=("load", "util-slowdown", "wait-cdf")),
+            Rule(
+                "--kind",
+                "str list",
+                None,
+                choices=("load", "util-slowdown", "wait-cdf", "capacity"),
+            ),
             Rule("--format", "str", "png", choices=("png", "svg")),
             Rule("--width", "int", 78, minimum=20, maximum=1000),
+            Rule("--at", "float", None, doc="a value of the load key"),
         ),
     )
 )
