@@ -23,9 +23,10 @@ from meshsim.engine.tools.compare import METRICS, PRESETS, Config, compare, gain
 from meshsim.engine.tools.outputs import dumps
 from meshsim.engine.tools.runcase import DEFAULT_MACHINE, RunOptions, input_files
 from meshsim.engine.topology.machines import load_machine
-from meshsim.engine.validation.options import COMPARE, check_options, run_option_rule
+from meshsim.engine.validation.options import COMPARE, RUN, check_options, run_option_rule
 from meshsim.engine.validation.rules import check_value
 from meshsim.engine.workloads.generators import load_workload
+from meshsim.engine.workloads.tracecut import RecordCut, cut_summary
 from meshsim.engine.writing import Batch, Target, check_targets
 
 KEYS = {"queue", "discipline", "backfill", "alloc", "window", "bound", "rotate", "migrate"}
@@ -85,6 +86,8 @@ def compare_command(
     log_format: opt.LogFormat = None,
     tz: opt.TimeZone = "UTC",
     partition_limit: opt.PartitionLimit = None,
+    first: opt.First = None,
+    skip: opt.Skip = 0,
     preset: Annotated[
         str | None, typer.Option(help=f"A set of configurations: {', '.join(PRESETS.names())}.")
     ] = None,
@@ -117,6 +120,7 @@ def compare_command(
     """Run configurations on one workload and report each against its baseline (Tang et al.);
     with --recorded, rank them by how closely they reproduce the waits the log recorded."""
     check_options(COMPARE, {"--preset": preset, "--seed": seed, "--workers": workers})
+    check_options(RUN, {"--first": first, "--skip": skip})
     if preset and config:
         raise MeshsimError("give either --preset or --config, not both")
     if preset:
@@ -140,7 +144,7 @@ def compare_command(
     progress = ["while loading the inputs"]
     with Batch() as batch, interrupts.watching(lambda: f"{progress[0]}; no output was written"):
         the_machine = load_machine(machine)
-        log = LogOptions(log_format, tz, partition_limit)
+        log = LogOptions(log_format, tz, partition_limit, cut=RecordCut(first, skip))
         jobs = load_workload(
             workload, the_machine, seed=seed, lenient=lenient, log=log, queue_map=mapping
         )
@@ -181,6 +185,8 @@ def compare_command(
             document = {
                 "machine": machine,
                 "workload": workload or str(the_machine.default_workload),
+                "first": first,
+                "skip": skip,
                 "configs": [
                     {"name": c.name, "options": c.options, "baseline": c.baseline} for c in configs
                 ],
@@ -210,6 +216,8 @@ def compare_command(
             )
         batch.commit()
     parts = sorted({o.part for o in outcomes})
+    if jobs.cut is not None:
+        out.print(cut_summary(jobs.cut.as_dict(len(jobs)), jobs.skipped), markup=False)
     _print(outcomes, rows, configs, parts)
 
 

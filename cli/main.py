@@ -85,8 +85,9 @@ COMMANDS = {
     ),
     "plot": Command(
         "plot",
-        "Draw metric vs. load per policy, utilization vs. slowdown, wait CDFs by size class, and "
-        "a run's recorded against simulated waits.",
+        "Draw metric vs. load per policy, utilization vs. slowdown, wait CDFs by size class, "
+        "capacity utilized, unused and lost at one load, and a run's recorded against simulated "
+        "waits.",
     ),
 }
 """Each command of ``meshsim``, in the order ``--help`` lists them."""

@@ -74,6 +74,21 @@ Lenient = Annotated[
         rich_help_panel=LOG_PANEL,
     ),
 ]
+First = Annotated[
+    int | None,
+    typer.Option(
+        help="Replay only the first N records of the trace or log (counted in file order, after "
+        "--skip, before any record is skipped).",
+        rich_help_panel=LOG_PANEL,
+    ),
+]
+Skip = Annotated[
+    int,
+    typer.Option(
+        help="Pass over the first N records of the trace or log (counted in file order).",
+        rich_help_panel=LOG_PANEL,
+    ),
+]
 Queue = Annotated[
     str | None,
     typer.Option(

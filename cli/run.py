@@ -28,6 +28,7 @@ from meshsim.engine.tools.runcase import (
 from meshsim.engine.tools.scenario import load_scenario, scenario_document
 from meshsim.engine.validation.options import RUN_OUTPUTS, check_options, flag
 from meshsim.engine.workloads.swf import swf_bytes
+from meshsim.engine.workloads.tracecut import cut_summary
 from meshsim.engine.writing import Batch, Target, check_targets
 
 POLICY_PANEL = opt.POLICY_PANEL
@@ -63,6 +64,8 @@ def run(
     log_format: opt.LogFormat = None,
     tz: opt.TimeZone = "UTC",
     partition_limit: opt.PartitionLimit = None,
+    first: opt.First = None,
+    skip: opt.Skip = 0,
     out_path: Annotated[
         Path | None,
         typer.Option("--out", help="Write the result JSON here.", rich_help_panel=OUTPUT_PANEL),
@@ -132,6 +135,8 @@ def run(
         log_format=log_format,
         tz=tz,
         partition_limit=partition_limit,
+        first=first,
+        skip=skip,
         requeue=requeue,
         queue_map=opt.joined(queue_map),
     )
@@ -297,6 +302,8 @@ def _print_summary(document: dict) -> None:
         table.add_row(name, value)
     out.print(table)
     skipped = document["skipped"]
+    if document["cut"] is not None:
+        out.print(cut_summary(document["cut"], skipped), markup=False)
     records = {k: v for k, v in skipped.items() if k in RECORD_REASONS}
     for label, counts in (
         ("skipped jobs", {k: v for k, v in skipped.items() if k not in RECORD_REASONS}),

@@ -39,6 +39,8 @@ def tui(
     log_format: opt.LogFormat = None,
     tz: opt.TimeZone = "UTC",
     partition_limit: opt.PartitionLimit = None,
+    first: opt.First = None,
+    skip: opt.Skip = 0,
     requeue: opt.Requeue = False,
     queue_map: opt.QueueMap = None,
     scenario: opt.Scenario = None,
@@ -86,6 +88,8 @@ def tui(
         log_format=log_format,
         tz=tz,
         partition_limit=partition_limit,
+        first=first,
+        skip=skip,
         requeue=requeue,
         queue_map=opt.joined(queue_map),
     )

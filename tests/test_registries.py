@@ -55,7 +55,7 @@ REGISTRIES = {
     "meshsim.engine.tools.bench:SCENARIOS": [
         "nasa-easy", "flat-200k", "flat-1m", "intrepid-month", "mc-mesh32", "contention-50",
         "mesh32-oo", "mesh32-oo-heavy", "mesh32-window", "mesh32-window-heavy", "mesh32-easy",
-        "mesh32-easy-heavy",
+        "mesh32-easy-heavy", "mesh32-oo-saturated",
     ],
     "meshsim.tui.bench:CONSOLE_SCENARIOS": [
         "console-live", "console-frame", "engine-memory", "console-memory",

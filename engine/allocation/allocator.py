@@ -23,6 +23,7 @@ from meshsim.engine.core.registry import Registry
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from meshsim.engine.allocation.request_fits import RequestFits
     from meshsim.engine.core.jobs import Job
     from meshsim.engine.topology.machines import Machine
     from meshsim.engine.workloads.workload import Workload
@@ -143,6 +144,13 @@ class Allocator(ABC):
     def next_change(self, now: float) -> float | None:
         """The next time the allocator's rules change by themselves (a prime-time boundary), so the
         engine can schedule a pass then; None when they never do."""
+        return None
+
+    def request_fits(self) -> RequestFits | None:
+        """Which requests of waiting jobs may fit now, all at once, for disciplines that try the
+        whole queue (:mod:`meshsim.engine.allocation.request_fits`); None when this allocator
+        cannot tell (the discipline then asks :meth:`find` of every job). A request it excludes is
+        one :meth:`find` refuses now, and the same until cells are released."""
         return None
 
     def repack(self, running: Sequence[tuple[Job, Placement]]) -> dict[int, Placement] | None:

@@ -9,7 +9,7 @@ with a doubling sliding maximum along each axis.
 On a 2D mesh, :class:`TallestBoxes` answers "is a w × h box free anywhere" for every height of a
 width at once: the free run ending at each cell of each column, then its minimum over w adjacent
 columns (a sparse table of minima over power-of-two spans), whose maximum is the tallest free box
-of width w.
+of width w. :func:`tallest_by_width` gives that height for every width at once.
 
 "Scan order" is by z, then y, then x (row by row from the origin): the order of a start-position
 array transposed (:func:`scan_view`).
@@ -163,6 +163,37 @@ def _sliding_max(values: np.ndarray, axis: int, extent: int, starts: int) -> np.
     return np.maximum(values[_along(axis, 0, starts)], values[_along(axis, lo, lo + starts)])
 
 
+def free_runs(busy: np.ndarray) -> np.ndarray:
+    """For each cell of a 2D mask, the length of the free run along axis 1 ending there (0 on a
+    busy cell)."""
+    runs = np.cumsum(~busy, axis=1)
+    runs -= np.maximum.accumulate(np.where(busy, runs, 0), axis=1)
+    return runs
+
+
+def tallest_by_width(busy: np.ndarray) -> np.ndarray:
+    """The height of the tallest free box of every width on a 2D mesh (no wrap-around): entry w is
+    :meth:`TallestBoxes.tallest` of w (entry 0 unused, 0), so a w × h box is free somewhere exactly
+    when h ≤ entry w. The minimum of the free runs over w adjacent columns grows one column per
+    width, O(cells) numpy each, and stops at the first width with no free box (wider ones have
+    none either)."""
+    runs = free_runs(busy)
+    columns = busy.shape[0]
+    heights = np.zeros(columns + 1, dtype=np.int64)
+    top_of, lower = np.maximum.reduce, np.minimum
+    window = runs
+    width = 1
+    top = int(top_of(window, axis=None))
+    while top:
+        heights[width] = top
+        if width == columns:
+            break
+        width += 1
+        window = lower(window[:-1], runs[width - 1 :])
+        top = int(top_of(window, axis=None))
+    return heights
+
+
 class TallestBoxes:
     """The tallest free box of each width on a 2D mesh (no wrap-around), for one occupancy:
     O(cells) numpy to set up, then O(cells) numpy per width asked. ``minima[k][x, y]`` is the
@@ -170,9 +201,7 @@ class TallestBoxes:
     width asked needs."""
 
     def __init__(self, busy: np.ndarray) -> None:
-        runs = np.cumsum(~busy, axis=1)
-        runs -= np.maximum.accumulate(np.where(busy, runs, 0), axis=1)
-        self.minima = [runs]
+        self.minima = [free_runs(busy)]
 
     def tallest(self, width: int) -> int:
         """The height of the tallest free box ``width`` columns wide (0: none)."""

@@ -2,11 +2,16 @@
 
 A job asks for the boxes of its shape request (:mod:`meshsim.engine.workloads.shapes`: its own
 shape, or the square rule on 2D machines and every box of its volume on 3D ones), and with
-``--rotate`` also their rotations (90° in 2D, every axis permutation in 3D). The candidate positions
-of a box are found with a summed-area table of the busy cells: O(cells) numpy work per box, cached
-for the current occupancy; on a torus the table is built over the array padded with its own first
-slices, so boxes wrap around. Then each allocator picks among the candidates (boolean arrays over
-start positions):
+``--rotate`` also their rotations (90° in 2D, every axis permutation in 3D). On 3D machines a job
+without a given shape *grows* (Krevat et al., seed 002 §2: "If we cannot fit a job of size p in the
+system, we artificially increase its size and retry"): when none of its boxes is free now, it takes
+the smallest larger volume that has a free box, and holds that many nodes
+(:meth:`BoxAllocator._grown`). A reservation for a later start plans its own boxes
+(:class:`GridPlanner`); a migrated job keeps the volume it holds. The candidate positions of a box
+are found with a summed-area table of the busy cells: O(cells) numpy work per box, cached for the
+current occupancy; on a torus the table is built over the array padded with its own first slices,
+so boxes wrap around. Then each allocator picks among the candidates (boolean arrays over start
+positions):
 
 - ``first-fit``: the first free position in scan order (by z, then y, then x: row by row from the
   origin), trying the request's boxes in order;
@@ -41,7 +46,7 @@ shape that still fits."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import permutations, product
 
 import numpy as np
@@ -62,14 +67,17 @@ from meshsim.engine.allocation.boxes import (
     scan_start,
     scan_view,
     summed_table,
+    tallest_by_width,
     window_sums,
 )
 from meshsim.engine.allocation.grid_planner import GridPlanner
 from meshsim.engine.allocation.placement_memo import UNKNOWN, PlacementMemo
 from meshsim.engine.allocation.planning import Planner, Releases
+from meshsim.engine.allocation.request_fits import RequestFits
 from meshsim.engine.core.jobs import Job
 from meshsim.engine.topology.machines import Machine
 from meshsim.engine.workloads.shapes import ShapeRequest, request_for
+from meshsim.engine.workloads.shapes import box as box_request
 
 
 class BoxAllocator(Allocator):
@@ -86,6 +94,10 @@ class BoxAllocator(Allocator):
         self.dims: tuple[int, ...] = tuple(spec.dims)
         self.wrap: tuple[bool, ...] = tuple(spec.wrap)
         self.rule = "square" if len(self.dims) == 2 else "box"
+        self.grows = self.rule == "box"
+        """Whether a job without a given shape grows to the next volume with a free box when its
+        own boxes are all taken (seed 002 §2; see the module docstring)."""
+        self._volumes: dict[int, tuple[Box, ...]] = {}
         self._owner = np.full(self.dims, FREE, dtype=np.int64)
         self._free = int(np.prod(self.dims))
         self._table: np.ndarray | None = None
@@ -100,6 +112,10 @@ class BoxAllocator(Allocator):
         self._fit = np.zeros(leading, dtype=np.int64)
         self._by_columns = len(self.dims) == 2 and not any(self.wrap)
         self._tallest: TallestBoxes | None = None
+        self._heights: np.ndarray | None = None
+        self.releases = 0
+        """How many times cells were released (or the occupancy changed otherwise than by taking
+        cells): while it stays the same, a request that did not fit still does not."""
         self._answers: dict[tuple, Placement | None] = {}
         self._placements = PlacementMemo(self.remembers)
         self._fitting: set[tuple] = set()
@@ -124,6 +140,7 @@ class BoxAllocator(Allocator):
         change."""
         self._table = None
         self._tallest = None
+        self._heights = None
         self._masks.clear()
         self._answers.clear()
         if taken is not False:
@@ -132,6 +149,7 @@ class BoxAllocator(Allocator):
         if taken is not True:
             self._no_fit.fill(self.dims[-1] + 1)
             self._not_fitting.clear()
+            self.releases += 1
 
     def withdraw(self, cell: int, state: int) -> None:
         flat = self._owner.reshape(-1)
@@ -182,6 +200,39 @@ class BoxAllocator(Allocator):
                     boxes.append(v)
         return request, boxes
 
+    def _grown(
+        self, job: Job, volume: int, free: int, mask_of: Callable[[Box], np.ndarray | None]
+    ) -> tuple[int, list[tuple[Box, np.ndarray]]]:
+        """Seed 002 §2, "If we cannot fit a job of size p in the system, we artificially increase
+        its size and retry": for a job whose boxes of ``volume`` are all taken, the smallest larger
+        volume (at most ``free``) of which some box is free, with its free boxes (``mask_of``: a
+        box's free start positions, None when it has none); (0, []) when there is none or the job
+        does not grow (a machine without the rule, a job with a given shape)."""
+        if not self.grows or job.shape is not None:
+            return 0, []
+        for size in range(volume + 1, free + 1):
+            found = []
+            for box in self._boxes_of_volume(size):
+                mask = mask_of(box)
+                if mask is not None:
+                    found.append((box, mask))
+            if found:
+                return size, found
+        return 0, []
+
+    def _boxes_of_volume(self, volume: int) -> tuple[Box, ...]:
+        """Every box of exactly ``volume`` cells that fits the machine (none when ``volume`` has no
+        such factorization), most cube-like first, as the ``box`` rule orders them."""
+        known = self._volumes.get(volume)
+        if known is None:
+            request = box_request(volume, self.dims)
+            known = self._volumes[volume] = request.boxes if request.volume == volume else ()
+        return known
+
+    def _free_now(self, box: Box) -> np.ndarray | None:
+        """Where ``box`` is free now (None: nowhere), the frontiers asked first."""
+        return self._free_mask(box) if self._fits_box(box) else None
+
     def free_positions(
         self, box: Box, busy: np.ndarray | None = None, table: np.ndarray | None = None
     ) -> np.ndarray:
@@ -221,8 +272,9 @@ class BoxAllocator(Allocator):
         np.minimum(region, box[-1], out=region)
 
     def _fits_box(self, box: Box) -> bool:
-        """Whether ``box`` is entirely free somewhere now: the frontiers' answer, else (recorded in
-        them) the tallest free box of its width on a 2D mesh, or its free mask."""
+        """Whether ``box`` is entirely free somewhere now: the frontiers' answer, else the tallest
+        free box of its width on a 2D mesh (of every width when :meth:`tallest_by_width` was
+        asked for this occupancy; else of its own, recorded in the frontiers), or its free mask."""
         lead, last = box[:-1], box[-1]
         if last <= self._fit[lead]:
             return True
@@ -230,6 +282,8 @@ class BoxAllocator(Allocator):
             return False
         if not self._by_columns:
             return self._free_mask(box) is not None
+        if self._heights is not None:
+            return last <= self._heights[lead[0]]
         if self._tallest is None:
             self._tallest = TallestBoxes(self.busy())
         width = box[0]
@@ -237,6 +291,16 @@ class BoxAllocator(Allocator):
         self._record_fit((width, height))
         self._record_no_fit((width, height + 1))
         return last <= height
+
+    def tallest_by_width(self) -> np.ndarray:
+        """The tallest free box of every width now, on a 2D mesh without wrap-around
+        (:func:`~meshsim.engine.allocation.boxes.tallest_by_width`), kept for the occupancy."""
+        if self._heights is None:
+            self._heights = tallest_by_width(self.busy())
+        return self._heights
+
+    def request_fits(self) -> RequestFits:
+        return RequestFits(self)
 
     def fits(self, job: Job) -> bool:
         if job.size > self._free:
@@ -247,7 +311,10 @@ class BoxAllocator(Allocator):
         if key in self._not_fitting:
             return False
         request, boxes = self.boxes_for(job)
-        if request.volume <= self._free and any(self._fits_box(box) for box in boxes):
+        if request.volume <= self._free and (
+            any(self._fits_box(box) for box in boxes)
+            or self._grown(job, request.volume, self._free, self._free_now)[1]
+        ):
             self._fitting.add(key)
             return True
         self._not_fitting.add(key)
@@ -270,14 +337,17 @@ class BoxAllocator(Allocator):
             answer = self._placements.get(memo)
             if answer is UNKNOWN:
                 answer = None
+                volume = request.volume
                 candidates = []
                 for box in boxes:
-                    mask = self._free_mask(box) if self._fits_box(box) else None
+                    mask = self._free_now(box)
                     if mask is not None:
                         candidates.append((box, mask))
+                if not candidates:
+                    volume, candidates = self._grown(job, volume, self._free, self._free_now)
                 if candidates:
                     box, start = self.choose(candidates, busy)
-                    answer = self._placement(box, start, request.volume)
+                    answer = self._placement(box, start, volume)
                 self._placements.keep(memo, answer)
         self._answers[key] = answer
         (self._not_fitting if answer is None else self._fitting).add(key)
@@ -317,10 +387,12 @@ class BoxAllocator(Allocator):
         busy: np.ndarray,
         table: np.ndarray | None = None,
         free: int | None = None,
+        *,
+        grow: bool = True,
     ) -> Placement | None:
         """Where ``job`` would go on an explicit busy mask (for planning and migration); ``table``
         is the mask's :func:`summed_table` and ``free`` its count of free cells when the caller
-        keeps them.
+        keeps them. Without ``grow`` only the job's own boxes are tried (:meth:`_grown`).
 
         The answer is a function of the busy mask and the job's (size, shape) alone (``choose``
         reads nothing else), so it is remembered on exactly those: a migration re-pack places the
@@ -332,18 +404,25 @@ class BoxAllocator(Allocator):
             free = busy.size - int(busy.sum())
         if request.volume > free:
             return None
-        memo = self._placements.key(busy, job.size, job.shape)
+        memo = self._placements.key(busy, job.size, job.shape, grow=grow)
         answer = self._placements.get(memo)
         if answer is not UNKNOWN:
             return answer
         if table is None:
             table = summed_table(busy, self.wrap)
-        candidates = []
-        for box in boxes:
+
+        def free_on(box: Box) -> np.ndarray | None:
             mask = window_sums(table, self.dims, box, self.wrap) == 0
-            if mask.any():
-                candidates.append((box, mask))
-        answer = self.place_among(job, candidates, busy) if candidates else None
+            return mask if mask.any() else None
+
+        volume = request.volume
+        candidates = [(box, mask) for box in boxes if (mask := free_on(box)) is not None]
+        if not candidates and grow:
+            volume, candidates = self._grown(job, volume, free, free_on)
+        answer = None
+        if candidates:
+            box, start = self.choose(candidates, busy)
+            answer = self._placement(box, start, volume)
         self._placements.keep(memo, answer)
         return answer
 
@@ -351,18 +430,28 @@ class BoxAllocator(Allocator):
         self, job: Job, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
     ) -> Placement:
         """The allocator's placement of ``job`` among free candidates (as :meth:`choose` takes them,
-        at least one) on the busy mask they were found on."""
-        box, start = self.choose(candidates, busy)
-        return self._placement(box, start, self.boxes_for(job)[0].volume)
+        at least one): its own boxes that are free on the busy mask they were found on. That is
+        :meth:`place_on` without growth, and shares its memo (a backfilling reservation asks it
+        again at every pass until the running jobs change)."""
+        memo = self._placements.key(busy, job.size, job.shape, grow=False)
+        answer = self._placements.get(memo)
+        if answer is UNKNOWN:
+            box, start = self.choose(candidates, busy)
+            answer = self._placement(box, start, self.boxes_for(job)[0].volume)
+            self._placements.keep(memo, answer)
+        return answer
 
     def planner(self, now: float, releases: Releases) -> Planner:
         return GridPlanner(self, now, releases)
 
     def repack(self, running: Sequence[tuple[Job, Placement]]) -> dict[int, Placement] | None:
+        """Seed 002 §2's re-pack (:meth:`Allocator.repack`). A job that grew keeps the volume it
+        holds: it is re-placed as a request of that many nodes, on its own boxes."""
         busy = self.withdrawn()
         plan: dict[int, Placement] = {}
-        for job, _ in sorted(running, key=lambda p: (-p[1].nodes, p[0].index)):
-            placement = self.place_on(job, busy)
+        for job, held in sorted(running, key=lambda p: (-p[1].nodes, p[0].index)):
+            request = job._replace(size=held.nodes) if self.grows else job
+            placement = self.place_on(request, busy, grow=False)
             if placement is None:
                 return None
             busy.reshape(-1)[list(placement.cells)] = True

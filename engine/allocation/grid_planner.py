@@ -6,7 +6,9 @@ boxes reserved for waiting jobs and boxes of jobs started during the pass, each 
 interval. The earliest start of a job is found by replaying the expected releases on the real
 occupancy: at now and at each later release or adjustment end, the cells still busy then, plus every
 adjustment overlapping the job's interval, are taken, and the allocator's own rule looks for a box
-on what remains (DESIGN.md, "Scheduling"; issue 3 §5).
+on what remains (DESIGN.md, "Scheduling"; issue 3 §5). A reservation plans the job's own boxes: a
+job that would grow to a larger volume now (seed 002 §2, :meth:`BoxAllocator._grown`) does so when
+it starts, not in a plan.
 
 Cost: the latest release inside each of the job's boxes at every position (a doubling sliding
 maximum, O(cells · log extent) per box); times before the earliest of those are skipped, and at a
@@ -96,7 +98,7 @@ class GridPlanner(Planner):
             busy, table, free = self._busy(t, end)
             if free < volume:
                 continue
-            placement = self.allocator.place_on(job, busy, table, free)
+            placement = self.allocator.place_on(job, busy, table, free, grow=False)
             if placement is not None:
                 return Slot(t, placement)
         return None

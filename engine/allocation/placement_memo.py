@@ -20,16 +20,23 @@ to find them)."""
 
 
 class PlacementMemo:
-    """Answers by (busy mask, size, shape); a memo that is not ``enabled`` remembers nothing (where
-    choosing costs less than hashing the mask)."""
+    """Answers by (busy mask, size, shape, whether the job may grow); a memo that is not
+    ``enabled`` remembers nothing (where choosing costs less than hashing the mask)."""
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
         self._answers: dict[tuple, Placement | None] = {}
 
-    def key(self, busy: np.ndarray, size: int, shape: tuple[int, ...] | None) -> tuple | None:
-        """The question's key (None when the memo is off)."""
-        return (busy.tobytes(), size, shape) if self.enabled else None
+    def key(
+        self, busy: np.ndarray, size: int, shape: tuple[int, ...] | None, *, grow: bool = True
+    ) -> tuple | None:
+        """The question's key (None when the memo is off). Without ``grow`` the question is where
+        the job's own boxes go, which differs from where a job that may grow to the next volume
+        goes when none of its boxes is free (seed 002 §2,
+        :meth:`~meshsim.engine.allocation.contiguous.BoxAllocator.place_on`)."""
+        if not self.enabled:
+            return None
+        return (busy.tobytes(), size, shape) + (() if grow else ("own boxes",))
 
     def get(self, key: tuple | None) -> Placement | None:
         """The remembered answer, or :data:`UNKNOWN`."""

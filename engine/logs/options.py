@@ -1,23 +1,27 @@
 """How a trace or log is read: the options ``run``, ``tui``, ``compare``, sweeps and ``trace`` share
-(``--from``, ``--tz``, ``--partition-limit``, ``--lenient``)."""
+(``--from``, ``--tz``, ``--partition-limit``, ``--lenient``; ``--first`` and ``--skip`` on all but
+``trace``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.workloads.tracecut import RecordCut
 
 
 @dataclass(frozen=True)
 class LogOptions:
     """How to read a trace or log: its format (None: told from its content), the zone of its local
     time stamps, the limits of partitions (queues) for jobs without a finite limit of their own
-    (``--partition-limit``), and whether bad records are skipped and counted (``--lenient``)."""
+    (``--partition-limit``), whether bad records are skipped and counted (``--lenient``), and which
+    of its records are read (``--first``, ``--skip``: :mod:`meshsim.engine.workloads.tracecut`)."""
 
     fmt: str | None = None
     tz: str = "UTC"
     partition_limit: str | None = None
     lenient: bool = False
+    cut: RecordCut = field(default_factory=RecordCut)
 
     def limits(self) -> dict[str, float]:
         """``--partition-limit`` as seconds by partition name (``*`` for any partition):

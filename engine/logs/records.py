@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.logs.reasons import LOG_REASONS
+from meshsim.engine.workloads.tracecut import CutOutcome, RecordCut
 
 COMPLETED, FAILED, CANCELLED = 1, 0, 5
 """SWF status codes (SWF 2.2 field 11): completed, failed (or killed), cancelled."""
@@ -105,6 +106,30 @@ class LogRead:
     skipped: tuple[Skipped, ...]
     computer: str | None = None
     partitions: bool = False
+
+    def cut(self, cut: RecordCut) -> tuple[LogRead, CutOutcome]:
+        """The records of ``cut`` (:mod:`meshsim.engine.workloads.tracecut`), counted in the order
+        of the log's files and lines: every record is one job or one skipped record, each at its
+        :class:`Where`."""
+        entries = sorted(
+            [(job.where, k, job) for k, job in enumerate(self.jobs)]
+            + [(s.where, len(self.jobs) + k, s) for k, s in enumerate(self.skipped)],
+            key=lambda e: (e[0], e[1]),
+        )
+        cut.check_kept(self.path, len(entries))
+        kept = [item for position, (_, _, item) in enumerate(entries) if cut.keeps(position)]
+        jobs = tuple(item for item in kept if isinstance(item, LogJob))
+        skipped = tuple(item for item in kept if isinstance(item, Skipped))
+        read = LogRead(
+            self.path,
+            self.format,
+            len(kept),
+            jobs,
+            skipped,
+            self.computer,
+            self.partitions,
+        )
+        return read, cut.outcome(len(kept))
 
     def counts(self) -> dict[str, int]:
         """Records by reason (in :data:`~meshsim.engine.logs.reasons.LOG_REASONS` order, every

@@ -114,10 +114,14 @@ def read_trace(path: str | Path, options: LogOptions | None = None) -> swf.SWFTr
         swf_name = path.name.endswith((".swf", ".swf.gz"))
         fmt = SWF if swf_name and not path.is_dir() else detect(path)
     if fmt == SWF:
-        return swf.read_swf(path, lenient=options.lenient)
+        return swf.read_swf(path, lenient=options.lenient, cut=options.cut)
     if fmt not in LOG_FORMATS:
         LOG_FORMATS.get(fmt)  # the error lists the valid names
-    return to_trace(read_log(path, fmt, options), options)
+    read = read_log(path, fmt, options)
+    if not options.cut.given:
+        return to_trace(read, options)
+    read, outcome = read.cut(options.cut)
+    return replace(to_trace(read, options), cut=outcome)
 
 
 def to_trace(read: LogRead, options: LogOptions) -> LogTrace:
@@ -125,7 +129,10 @@ def to_trace(read: LogRead, options: LogOptions) -> LogTrace:
     counts = read.counts()
     if not read.jobs:
         found = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items() if v)
-        raise MeshsimError(f"{read.path}: no jobs in {read.records} records ({found or 'none'})")
+        cut = f" of {options.cut.options()}" if options.cut.given else ""
+        raise MeshsimError(
+            f"{read.path}: no jobs in {read.records} records{cut} ({found or 'none'})"
+        )
     limits = options.limits()
     jobs = sorted(read.jobs, key=lambda j: (_arrival(j), _id_order(j.job_id), j.where))
     t0 = math.floor(min(_arrival(j) for j in jobs))

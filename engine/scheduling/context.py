@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from meshsim.engine.allocation.allocator import Allocator, Placement
     from meshsim.engine.allocation.planning import Planner, Shadow
     from meshsim.engine.core.jobs import Job
+    from meshsim.engine.scheduling.orders import WaitingQueue
 
 
 @dataclass
@@ -46,7 +47,8 @@ class PassContext:
     (:class:`~meshsim.engine.allocation.planning.CountPlanner`) and the allocator does not pair
     jobs, gives that planner's :meth:`~meshsim.engine.allocation.planning.Planner.shadow` for a head
     job now without building it. ``sizes``, when not None, lists the sizes of the jobs of ``queue``
-    in its order."""
+    in its order. ``waiting`` is the waiting queue itself (``queue`` is its ``jobs`` unless a pass
+    rebuilt it), for a discipline that keeps tags on it (:meth:`WaitingQueue.tag_with`)."""
 
     now: float
     queue: list[Job]
@@ -65,6 +67,7 @@ class PassContext:
     guard: Planner | None = None
     shadow: Callable[[Job], Shadow] | None = None
     sizes: list[int] | None = None
+    waiting: WaitingQueue | None = None
 
     def start(self, job: Job, placement: Placement) -> None:
         """Start ``job`` now on ``placement``, and the companion the allocator pairs with it (paired

@@ -8,12 +8,18 @@ what it remembers of the last pass, so passes never pay for explanations."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
 
 from meshsim.engine.core.jobs import Job
 from meshsim.engine.core.policy import Policy
 from meshsim.engine.core.registry import Registry
 from meshsim.engine.scheduling.context import PassContext
+
+if TYPE_CHECKING:
+    from meshsim.engine.allocation.allocator import Allocator
+    from meshsim.engine.allocation.request_fits import RequestFits
 
 
 class Discipline(ABC):
@@ -86,18 +92,91 @@ class Strict(Discipline):
 @DISCIPLINES.register("oo")
 class OutOfOrder(Discipline):
     """Aggressive out-of-order (seed 001 §2.4): every waiting job, in priority order, starts if it
-    fits; nobody waits for the head. O(q) allocator queries per pass."""
+    fits; nobody waits for the head. O(q) allocator queries per pass, or, on an allocator that
+    tells which requests may fit all at once (:meth:`Allocator.request_fits`), queries for those
+    jobs only (:meth:`_select_fitting`)."""
 
     name = "oo"
     description = "aggressive out-of-order: any job that fits starts"
     incremental = True
     skips_idle = True
 
+    def __init__(self, policy: Policy) -> None:
+        super().__init__(policy)
+        self._fits: RequestFits | None = None
+        self._fits_of: Allocator | None = None
+
     def idle(self, queue: list[Job]) -> int | None:
         self.blocked = None
         return 0
 
     def select(self, ctx: PassContext) -> int | None:
+        waiting = ctx.waiting
+        if waiting is not None and ctx.queue is waiting.jobs and not ctx.pairs:
+            if self._fits_of is not ctx.allocator:
+                self._fits_of = ctx.allocator
+                self._fits = ctx.allocator.request_fits()
+                waiting.tag_with(None if self._fits is None else self._fits.request_id)
+            tags = waiting.tags
+            if self._fits is not None and tags is not None and len(tags) - ctx.settled >= _LONG:
+                return self._select_fitting(ctx, self._fits, tags.view())
+        return self._select_each(ctx)
+
+    def _select_fitting(self, ctx: PassContext, fits: RequestFits, tags: np.ndarray) -> int | None:
+        """:meth:`_select_each` asking :meth:`find` only of the jobs whose request may fit (``tags``
+        holds each queued job's request id). A pass only takes cells, so a request refused at some
+        point of it is refused from there on: the candidates are the jobs the mask allows at the
+        start of the pass, a request :meth:`find` refuses is not asked again, and after a start
+        that leaves many candidates the mask is computed again and the candidates filtered by it.
+        The same starts, and the same head: the first job refused."""
+        settled = ctx.settled
+        tried = tags[settled:]
+        may = fits.mask()
+        allowed = may[tried]
+        places = np.flatnonzero(allowed)
+        self.blocked = None
+        if settled:
+            head: int | None = 0
+        elif len(places) == len(tried):
+            head = None
+        elif not len(places) or places[0]:
+            head = 0  # the first job is refused
+        else:
+            head = int(np.argmin(allowed))
+        if not len(places):
+            return head
+        find = ctx.allocator.find
+        queue = ctx.queue
+        candidates = places + settled if settled else places
+        requests = tried[places]
+        positions, asked = candidates.tolist(), requests.tolist()
+        k = 0
+        while k < len(positions):
+            position, request = positions[k], asked[k]
+            k += 1
+            if may[request]:
+                job = queue[position]
+                placement = find(job)
+                if placement is not None:
+                    ctx.start(job, placement)
+                    if len(positions) - k >= _RECHECK:
+                        may = fits.recheck()
+                        candidates, requests = candidates[k:], requests[k:]
+                        still = may[requests]
+                        if not still.all():
+                            first = int(candidates[np.argmin(still)])
+                            head = first if head is None else min(head, first)
+                        candidates, requests = candidates[still], requests[still]
+                        positions, asked = candidates.tolist(), requests.tolist()
+                        k = 0
+                    continue
+                fits.refuse(request)
+            if head is None or position < head:
+                head = position
+        return head
+
+    def _select_each(self, ctx: PassContext) -> int | None:
+        """Every waiting job, in priority order, starts if :meth:`find` places it."""
         find = ctx.allocator.find
         started = ctx.started
         settled = ctx.settled
@@ -114,6 +193,14 @@ class OutOfOrder(Discipline):
                 head = position
         self.blocked = None
         return head
+
+
+_LONG = 256
+"""From this many jobs to try, :class:`OutOfOrder` computes which requests may fit instead of asking
+every job (O(cells) numpy against an allocator query per job: worth it for long queues only)."""
+_RECHECK = 16
+"""After a start, :class:`OutOfOrder` computes again which requests may fit when at least this
+many candidates are left (O(cells) numpy, against an allocator query per candidate otherwise)."""
 
 
 class _Counts:

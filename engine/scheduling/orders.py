@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from heapq import heappop, heappush
 from typing import ClassVar
 
 from meshsim.engine.core.jobs import Job
 from meshsim.engine.core.registry import Registry
+from meshsim.engine.scheduling.tags import TagColumn
 from meshsim.engine.topology.machines import Machine
 
 
@@ -90,7 +92,9 @@ class WaitingQueue:
     engine defers removals to the end of a pass so a pass may iterate the live list. Under a static
     order ``sizes`` holds the jobs' sizes in the same order (None under a dynamic order). The
     smallest waiting size (for loss of capacity), ``smallest`` (0 when empty), is kept up to date
-    from a heap of sizes with lazy deletion, O(log q) when the smallest job leaves."""
+    from a heap of sizes with lazy deletion, O(log q) when the smallest job leaves. Under a static
+    order ``tags``, once :meth:`tag_with` is called, holds an integer per job in the same order
+    (None otherwise)."""
 
     def __init__(self, order: QueueOrder) -> None:
         self.order = order
@@ -103,6 +107,8 @@ class WaitingQueue:
         self._size_heap: list[int] = []
         self.demand = 0
         self.smallest = 0
+        self._tag: Callable[[Job], int] | None = None
+        self.tags: TagColumn | None = None
 
     def __len__(self) -> int:
         return len(self.jobs)
@@ -137,9 +143,12 @@ class WaitingQueue:
             self.jobs.insert(i, job)
             self.sizes.insert(i, size)  # type: ignore[union-attr]
         else:
+            i = len(keys)
             keys.append(key)
             self.jobs.append(job)
             self.sizes.append(size)  # type: ignore[union-attr]
+        if self.tags is not None:
+            self.tags.insert(i, self._tag(job))  # type: ignore[misc]
 
     def remove(self, job: Job) -> None:
         key = self._key_of.pop(job.index)
@@ -156,6 +165,15 @@ class WaitingQueue:
         del self._keys[i]
         del self.jobs[i]
         del self.sizes[i]  # type: ignore[union-attr]
+        if self.tags is not None:
+            self.tags.delete(i)
+
+    def tag_with(self, tag: Callable[[Job], int] | None) -> None:
+        """Keep ``tag`` of every job in ``tags``, aligned with ``jobs``, from now on (under a static
+        order; a dynamic order re-sorts ``jobs`` each pass and keeps none); None stops tagging."""
+        self._tag = tag
+        keep = tag is not None and not self._dynamic
+        self.tags = TagColumn(tag(j) for j in self.jobs) if keep else None  # type: ignore[misc]
 
     def ordered(self, now: float) -> list[Job]:
         """The jobs in priority order at ``now``; callers must not mutate the result."""
@@ -179,9 +197,12 @@ class WaitingQueue:
             self._keys = []
             self._key_of = dict.fromkeys(self._key_of)
             self.sizes = None
+            self.tags = None
             return
         pairs = sorted(((order.key(j, 0.0), j) for j in self.jobs), key=lambda p: p[0])
         self._keys = [k for k, _ in pairs]
         self.jobs = [j for _, j in pairs]
         self.sizes = [j.size for j in self.jobs]
         self._key_of = {j.index: k for k, j in pairs}
+        if self._tag is not None:
+            self.tag_with(self._tag)

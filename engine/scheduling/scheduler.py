@@ -75,11 +75,13 @@ class Scheduler:
         self.machine = machine
         self.state = state
         self.stats = stats
-        self.ctx = PassContext(0.0, [], state.allocator, state.start, state.planner, stats=stats)
         self._changes = state.changes
         self._early = state.early_releases
         policies = self.policies_for(policy)
         self.queue = WaitingQueue(policies[0])
+        self.ctx = PassContext(
+            0.0, [], state.allocator, state.start, state.planner, stats=stats, waiting=self.queue
+        )
         self.adopt(policy, policies)
 
     def policies_for(self, policy: Policy) -> tuple[QueueOrder, Discipline, Backfill]:

@@ -6,11 +6,12 @@ The result JSON holds no wall-clock data, so two runs with the same inputs write
 Its ``schema`` is ``meshsim.result/1``; keys named in the issues are a contract. It is strict JSON
 (:func:`dumps`): a metric that is undefined (an average over no jobs, a share of no capacity) is
 ``null``, never ``NaN`` (docs/boundaries.md). Jobs the run did not finish are counted, never
-dropped: ``skipped`` (never entered the run, by reason), ``rejected`` (refused on arrival, by
-reason), ``unfinished`` (still waiting or held when the run ended) and ``rejected_actions``
-(operator actions that could not apply, each with its reason). ``recorded`` measures the run
-against the schedule its log recorded, counting every job it does not compare, or says why there
-is no fit (:mod:`meshsim.engine.recorded_run`)."""
+dropped: ``skipped`` (never entered the run, by reason; with a job-count cut, ``cut`` says how
+many records it held, how many of them were replayed and how many the file lacked), ``rejected``
+(refused on arrival, by reason), ``unfinished`` (still waiting or held when the run ended) and
+``rejected_actions`` (operator actions that could not apply, each with its reason). ``recorded``
+measures the run against the schedule its log recorded, counting every job it does not compare,
+or says why there is no fit (:mod:`meshsim.engine.recorded_run`)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,8 @@ class RunInputs:
     load_factor: float = 1.0
     runtime_scale: float = 1.0
     procs_per_unit: int | None = None
+    first: int | None = None
+    skip: int = 0
     scenario: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
@@ -56,6 +59,8 @@ class RunInputs:
             "load_factor": self.load_factor,
             "runtime_scale": self.runtime_scale,
             "procs_per_unit": self.procs_per_unit,
+            "first": self.first,
+            "skip": self.skip,
             "scenario": self.scenario,
         }
 
@@ -75,6 +80,7 @@ def result_document(sim: Simulation, inputs: RunInputs) -> dict[str, Any]:
             "queue_mapping": [m.as_dict() for m in sim.workload.queue_mapping],
         },
         "skipped": dict(sim.workload.skipped),
+        "cut": None if sim.workload.cut is None else sim.workload.cut.as_dict(len(sim.workload)),
         "rejected": dict(sorted(sim.rejected.items())),
         "unfinished": views.unfinished(sim),
         "rejected_actions": [r.as_dict() for r in sim.action_rejections()],

@@ -34,6 +34,7 @@ from meshsim.engine.topology.machines import Machine, check_allocator, load_mach
 from meshsim.engine.validation.options import check_run_options
 from meshsim.engine.workloads.generators import load_workload, workload_path
 from meshsim.engine.workloads.shapes import with_shapes
+from meshsim.engine.workloads.tracecut import RecordCut
 from meshsim.engine.workloads.workload import Workload
 
 DEFAULT_MACHINE = "intrepid"
@@ -67,6 +68,8 @@ class RunOptions:
     log_format: str | None = None
     tz: str = "UTC"
     partition_limit: str | None = None
+    first: int | None = None
+    skip: int = 0
     requeue: bool = False
     queue_map: str | None = None
 
@@ -90,8 +93,9 @@ class RunOptions:
         return cls(**options)
 
     def log_options(self) -> LogOptions:
-        """How the workload is read when it is a trace or log."""
-        return LogOptions(self.log_format, self.tz, self.partition_limit, self.lenient)
+        """How the workload is read when it is a trace or log (its job-count cut included)."""
+        cut = RecordCut(self.first, self.skip)
+        return LogOptions(self.log_format, self.tz, self.partition_limit, self.lenient, cut)
 
     def policy(self, machine: Machine) -> Policy:
         """The policy these options name; order, discipline and backfilling left out take the
@@ -187,6 +191,8 @@ def check_inputs(options: RunOptions) -> None:
     path = workload_path(options.workload, machine)
     if not path.is_file():
         raise MeshsimError(f"{path}: no such file")
+    if path.name.endswith(".toml"):
+        options.log_options().cut.refuse_generated(str(path))
 
 
 def input_files(options: RunOptions) -> list[Path]:
@@ -240,6 +246,8 @@ def case_document(
         load_factor=options.load_factor,
         runtime_scale=options.runtime_scale,
         procs_per_unit=options.procs_per_unit,
+        first=options.first,
+        skip=options.skip,
         scenario=scenario,
     )
     return result_document(sim, inputs)

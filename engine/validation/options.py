@@ -66,6 +66,10 @@ RUN = OPTIONS.add(
             Rule("--from", "str", None, doc="swf, sacct, jobcomp, pbs or cobalt (docs/logs.md)"),
             Rule("--tz", "str", "UTC", doc="an IANA time zone name"),
             Rule("--partition-limit", "str", None, doc="NAME=DURATION,... (docs/logs.md)"),
+            Rule(
+                "--first", "int", None, minimum=1, maximum=1 << 53, doc="records of a trace or log"
+            ),
+            Rule("--skip", "int", 0, minimum=0, maximum=1 << 53, doc="records of a trace or log"),
             Rule("--requeue", "bool", False),
             Rule(
                 "--queue-map",
@@ -143,6 +147,7 @@ PLOT = OPTIONS.add(
                     "load",
                     "util-slowdown",
                     "wait-cdf",
+                    "capacity",
                     "recorded-scatter",
                     "recorded-queues",
                 ),
@@ -150,6 +155,7 @@ PLOT = OPTIONS.add(
             ),
             Rule("--format", "str", "png", choices=("png", "svg")),
             Rule("--width", "int", 78, minimum=20, maximum=1000),
+            Rule("--at", "float", None, doc="a value of the load key"),
         ),
     )
 )

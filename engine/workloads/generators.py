@@ -80,15 +80,19 @@ def load_workload(
     fetched with ``meshsim trace fetch``, ``trace:FILE`` for a file on the trace search path
     (:mod:`meshsim.engine.workloads.tracepath`), a workload TOML file (a path, or ``PACKAGE:NAME``
     for a bundled one, :mod:`meshsim.engine.core.bundled`), or None for the machine's default
-    workload.
+    workload. A job-count cut (``log.cut``, :mod:`meshsim.engine.workloads.tracecut`) applies to
+    traces and logs; a generated workload refuses one.
     ``requeue`` and ``queue_map`` (trace queue name to machine queue name) go to the adapters of the
     machine's sections; a ``queue_map`` on a machine without one is an error."""
     path = workload_path(spec, machine)
     name = path.name
+    cut = (log or LogOptions()).cut
     if name.endswith(".toml"):
+        cut.refuse_generated(str(path))
         workload = generate(load_toml(path, ROOT), machine, seed)
     elif name.endswith((".swf", ".swf.gz")) and (log is None or log.fmt in (None, SWF)):
-        workload = from_swf(read_swf(path, lenient=lenient), machine, procs_per_unit=procs_per_unit)
+        trace = read_swf(path, lenient=lenient, cut=cut)
+        workload = from_swf(trace, machine, procs_per_unit=procs_per_unit)
     elif name.endswith(".gz") or path.exists():
         from meshsim.engine.logs.trace import read_trace, replay_workload
 

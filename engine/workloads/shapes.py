@@ -9,7 +9,9 @@ Rules, registered by name (``--shape``):
   sizes use the square rule with w ≥ h.
 - ``box`` (seed 002 §2, for 3D tori and meshes): every box a×b×c = n that fits the machine is a
   candidate; the allocator tries them all. When none fits, n is increased step by step until one
-  does. On 2D machines it means every w×h = n.
+  does. On 2D machines it means every w×h = n. On 3D machines the allocator also grows a job whose
+  boxes are all taken *now* to the next volume with a free box
+  (:meth:`meshsim.engine.allocation.contiguous.BoxAllocator._grown`).
 - ``given``: the workload gives the shapes (its ``shapes`` column); jobs without one fall back to
   ``square`` (2D) or ``box`` (3D).
 

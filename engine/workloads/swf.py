@@ -27,6 +27,7 @@ import numpy as np
 from meshsim.engine.core.errors import MeshsimError, where
 from meshsim.engine.validation import swf_columns
 from meshsim.engine.validation.text import read_bytes
+from meshsim.engine.workloads.tracecut import CutOutcome, RecordCut, cut_swf_lines
 
 FIELDS = (
     "job_number",
@@ -150,27 +151,32 @@ class Malformed:
 
 @dataclass(frozen=True, eq=False)
 class SWFTrace:
-    """A parsed trace: its header, an (n, 18) float array of records, and skipped lines."""
+    """A parsed trace: its header, an (n, 18) float array of records, and skipped lines; ``cut``
+    says which records were read when a job-count cut was given
+    (:mod:`meshsim.engine.workloads.tracecut`)."""
 
     path: str
     header: SWFHeader
     records: np.ndarray
     malformed: tuple[Malformed, ...] = ()
+    cut: CutOutcome | None = None
 
     def __len__(self) -> int:
         return len(self.records)
 
 
-def read_swf(path: str | Path, *, lenient: bool = False) -> SWFTrace:
+def read_swf(path: str | Path, *, lenient: bool = False, cut: RecordCut | None = None) -> SWFTrace:
     """Read an SWF trace (plain or gzip). Errors name the file and the line.
 
     The common case (every line well formed) is parsed by numpy's C reader in one call and its
     ranges checked per column; only when a line fails are the lines numbered, to name the first bad
-    line (or, when ``lenient``, to skip and report every bad line)."""
+    line (or, when ``lenient``, to skip and report every bad line). With a ``cut``, only the
+    records in it are read (:mod:`meshsim.engine.workloads.tracecut`; the header is read whole)."""
     path = Path(path)
     text = _read_text(path)
+    lines = text.split("\n")
     entries: list[tuple[int, str]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         if stripped and not stripped.startswith(";"):
             break
@@ -180,6 +186,10 @@ def read_swf(path: str | Path, *, lenient: bool = False) -> SWFTrace:
     _refuse_or_keep(path, bad_header, lenient=lenient)
     skip = {m.line for m in bad_header}
     header = parse_header([line for number, line in entries if number not in skip])
+    outcome = None
+    if cut is not None and cut.given:
+        lines, outcome = cut_swf_lines(lines, cut, str(path))
+        text = "\n".join(lines)
     records = _fast_records(text)
     if records is None:
         records, numbers, malformed = _checked_records(path, text, lenient)
@@ -197,7 +207,7 @@ def read_swf(path: str | Path, *, lenient: bool = False) -> SWFTrace:
             raise MeshsimError(f"{path}: no well-formed job records ({len(malformed)} malformed)")
         what = "is empty" if not entries else "has a header but no job records"
         raise MeshsimError(f"{path}: {what}")
-    return SWFTrace(str(path), header, records, tuple(malformed))
+    return SWFTrace(str(path), header, records, tuple(malformed), outcome)
 
 
 def _header_problems(entries: Sequence[tuple[int, str]]) -> list[Malformed]:

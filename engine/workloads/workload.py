@@ -27,6 +27,7 @@ from meshsim.engine.validation.options import run_option_rule
 from meshsim.engine.validation.rules import check_value
 from meshsim.engine.validation.swf_columns import MAX_SECONDS
 from meshsim.engine.workloads import swf
+from meshsim.engine.workloads.tracecut import CutOutcome
 
 SKIP_REASONS = ("malformed_line", "size_not_positive", "runtime_negative", "larger_than_machine")
 """Every reason a job can be skipped, in the order reports list them."""
@@ -82,7 +83,8 @@ class Workload:
     or an imported log provides for the comparison with its recorded schedule (``eligible``: when
     the job became eligible to run, on the submit times' clock, :mod:`meshsim.engine.recorded`);
     ``queue_mapping`` lists the trace queues a machine adapter placed in machine queues of
-    another name.
+    another name; ``cut`` says which records of the file were read when a job-count cut was given
+    (:mod:`meshsim.engine.workloads.tracecut`).
     """
 
     name: str
@@ -103,6 +105,7 @@ class Workload:
     transforms: tuple[str, ...] = ()
     attrs: Mapping[str, np.ndarray] = field(default_factory=dict)
     queue_mapping: tuple[QueueMapping, ...] = ()
+    cut: CutOutcome | None = None
 
     def __post_init__(self) -> None:
         for name in (*_COLUMNS, "shapes", "records"):
@@ -264,4 +267,5 @@ def from_swf(
         records=kept,
         header=trace.header,
         skipped=skipped,
+        cut=trace.cut,
     )

@@ -279,3 +279,21 @@ def test_machines_list_says_which_machines_need_a_workload():
     rows = {line.split("│")[1].strip(): line for line in done.stdout.splitlines() if "│" in line}
     assert "give --workload" in rows["bgl"] and "give --workload" in rows["tflops"]
     assert "bundled" in rows["intrepid"]
+
+
+def test_run_summary_says_how_many_of_the_first_n_were_replayed(tmp_path):
+    """Issue 23: with ``--first N`` the summary counts the N: replayed, skipped by reason, and
+    past the end of the file."""
+    rows = [
+        "1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1",
+        "2 1 -1 -1 2 -1 -1 2 10 -1 5 1 1 -1 1 -1 -1 -1",
+    ]
+    (tmp_path / "t.swf").write_text("\n".join(rows) + "\n")
+    done = meshsim(
+        "run", "--machine", "flat:4", "--workload", str(tmp_path / "t.swf"), "--first", "4"
+    )
+    assert done.returncode == 0, done.stderr
+    assert (
+        "records 1–4 (--first 4): 1 of 4 replayed; not replayed: 1 runtime negative, "
+        "2 past the end of the file"
+    ) in done.stdout

@@ -183,3 +183,16 @@ def test_run_option_table_has_a_row_per_option_with_the_registries_names() -> No
 def test_an_unknown_generated_table_stops_the_build() -> None:
     with pytest.raises(ValueError, match="unknown generated table 'nope'"):
         _generator().on_page_markdown("<!-- generated: nope -->\n")
+
+
+def test_reproduction_figures_are_committed_svg_of_both_machines() -> None:
+    """docs/reproductions.md shows seed 002's Figs. 1 and 2 as files ``meshsim plot`` wrote (the
+    page gives the commands): every figure it links exists, is SVG, and draws the torus and the
+    flat machine side by side."""
+    text = (ROOT / "docs" / "reproductions.md").read_text(encoding="utf-8")
+    linked = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.svg)\)", text)
+    assert len(linked) == 4, linked
+    for name in linked:
+        figure = (ROOT / "docs" / name).read_text(encoding="utf-8")
+        assert figure.lstrip().startswith("<?xml") and "<svg" in figure, name
+        assert "machine=bgl" in figure and "machine=flat:128" in figure, name

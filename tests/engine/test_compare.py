@@ -85,3 +85,20 @@ def test_compare_command_end_to_end(tmp_path):
         text=True,
     )
     assert bad.returncode == 1 and "expected NAME:key=value" in bad.stderr
+
+
+def test_compare_replays_a_job_count_cut(tmp_path):
+    """Issue 23: ``--first`` and ``--skip`` cut the workload of every configuration alike; the
+    output says how many of the N were replayed, and compare.json records the cut."""
+    done = subprocess.run(
+        [sys.executable, "-m", "meshsim", "compare", "--machine", "intrepid",
+         "--workload", str(MINI), "--first", "5", "--skip", "1", "--whole",
+         "--config", "a:queue=fcfs", "--config", "b:queue=wfp", "--workers", "1",
+         "--out", str(tmp_path)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "records 2–6 (--first 5 --skip 1): 5 of 5 replayed" in done.stdout
+    doc = json.loads((tmp_path / "compare.json").read_text())
+    assert (doc["first"], doc["skip"]) == (5, 1)
+    assert {o["jobs"] for o in doc["outcomes"]} == {5}

@@ -285,3 +285,63 @@ def test_a_cut_case_file_is_reported_by_plot_and_recomputed_by_the_next_sweep(tm
     assert again.returncode == 0, again.stderr
     assert again.stderr.startswith("warning: 1 stored case(s) could not be read and were computed")
     assert stored.read_bytes() == whole
+
+
+def _machines_results(tmp_path):
+    write(tmp_path / "w.toml", WORKLOAD.format(jobs=60))
+    text = """[base]
+workload = "w.toml"
+[grid]
+machine = ["flat:16", "flat:32"]
+backfill = ["none", "easy"]
+runtime-scale = [1.0, 2.0]
+"""
+    done = meshsim("sweep", str(write(tmp_path / "p.toml", text)), "--results", str(tmp_path / "r"))
+    assert done.returncode == 0, done.stderr
+    return tmp_path / "r"
+
+
+def test_panels_side_by_side_and_the_capacity_figure(tmp_path):
+    """Issue 23 (seed 002 Figs. 1 and 2): utilization vs. slowdown with one panel per machine, and
+    the capacity utilized, unused and lost of every policy at one load, summing to 1."""
+    results = _machines_results(tmp_path)
+    args = ("--kind", "util-slowdown", "--kind", "capacity", "--panels", "machine", "--at", "1")
+    done = meshsim("plot", str(results), *args, "--terminal", "--width", "60")
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    for machine in ("flat:16", "flat:32"):
+        assert f"mean bounded slowdown against utilization: machine={machine}" in text
+        assert f"capacity utilized, unused and lost at runtime-scale = 1: machine={machine}" in text
+    shares = [
+        [float(part.split()[-1]) for part in line.strip().split(" · ")]
+        for line in text.splitlines()
+        if line.strip().startswith("utilized ")
+    ]
+    assert len(shares) == 4 and all(abs(sum(s) - 1) < 1e-3 for s in shares)
+    missing = meshsim("plot", str(results), "--kind", "capacity", "--at", "3", "--terminal")
+    assert missing.returncode == 1 and "--at 3: no finished case at runtime-scale = 3" in (
+        missing.stderr
+    )
+    bad = meshsim("plot", str(results), "--panels", "runtime-scale", "--terminal")
+    assert bad.returncode == 1 and "--panels runtime-scale: not a key" in bad.stderr
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("matplotlib") is None,
+    reason="matplotlib is not installed (pip install 'meshsim[plot]')",
+)
+def test_panel_and_capacity_files(tmp_path):
+    results = _machines_results(tmp_path)
+    args = ("--kind", "util-slowdown", "--kind", "capacity", "--panels", "machine", "--at", "1")
+    done = meshsim("plot", str(results), *args, "--format", "svg", "--out", str(tmp_path / "f"))
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (tmp_path / "f").iterdir()) == [
+        "capacity-at-runtime-scale-1.svg",
+        "utilization-vs-slowdown.svg",
+    ]
+    figure = (tmp_path / "f" / "utilization-vs-slowdown.svg").read_text()
+    assert "machine=flat:16" in figure and "machine=flat:32" in figure
+    again = meshsim("plot", str(results), *args, "--format", "svg", "--out", str(tmp_path / "g"))
+    assert again.returncode == 0, again.stderr
+    for name in ("capacity-at-runtime-scale-1.svg", "utilization-vs-slowdown.svg"):
+        assert (tmp_path / "g" / name).read_bytes() == (tmp_path / "f" / name).read_bytes()

@@ -141,5 +141,9 @@ def test_compare_where_keeps_workload_parameter_names():
 
     first = load_experiment("mache1999-table9").comparisons[0]
     assert set(first.where) == {"alloc", "workload.io_share"}
-    krevat = load_experiment("krevat2002-fig1").comparisons[0]
+    krevat = load_experiment("krevat2002-fig1a").comparisons[0]
     assert "machine" in krevat.where
+    fig2 = [
+        c for c in load_experiment("krevat2002-fig1b").comparisons if "runtime-scale" in c.where
+    ]
+    assert fig2 and all(c.where["runtime-scale"] == (1.0,) for c in fig2)

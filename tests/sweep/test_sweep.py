@@ -175,3 +175,24 @@ def test_a_damaged_stored_case_is_reported_and_computed_again(tmp_path, name, da
 
 def _cut(path):
     path.write_bytes(path.read_bytes()[:20])
+
+
+def test_a_spec_cuts_a_trace_by_job_count(tmp_path):
+    """Issue 23: ``first`` and ``skip`` are spec keys like any option of ``meshsim run``; each
+    case's result JSON records the cut and what it held."""
+    text = f'[base]\nmachine = "flat:4"\nworkload = "{TINY}"\n[grid]\nfirst = [1, 2]\nskip = [1]\n'
+    spec = load_spec(write(tmp_path / "s.toml", text))
+    result = run_sweep(spec, run_schema(), tmp_path / "r", InlineExecutor())
+    assert result.failures == ()
+    cuts = sorted(
+        (
+            json.loads(p.read_text())["cut"]
+            for p in (tmp_path / "r" / "cases").glob("*.json")
+            if not p.name.endswith(".meta.json")
+        ),
+        key=lambda cut: cut["first"],
+    )
+    assert cuts == [
+        {"first": 1, "skip": 1, "records": 1, "replayed": 1, "past_end": 0},
+        {"first": 2, "skip": 1, "records": 2, "replayed": 2, "past_end": 0},
+    ]

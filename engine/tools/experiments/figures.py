@@ -7,7 +7,13 @@ terminal renderer of :mod:`meshsim.engine.tools.experiments.textplot`).
   (log scale), one curve per policy, points in load order;
 - **wait CDFs by size class** (seed 000 Figs. 10–13): the cumulative distribution of job waits
   (minutes) per size class and per series value, pooled over replications, one figure per remaining
-  configuration; needs the per-job CSVs (``[sweep] jobs = true``).
+  configuration; needs the per-job CSVs (``[sweep] jobs = true``);
+- **capacity** (seed 002 Fig. 2): at one load, the capacity utilized, unused and lost (fractions of
+  the machine's capacity over the run, summing to 1) of every policy, as stacked bars.
+
+Utilization vs. slowdown and capacity can be split into panels drawn side by side, one per value of
+a configuration key (``panel_key``: the machine, so torus and flat machine sit side by side as in
+seed 002's figures); a curve keeps its colour from panel to panel.
 
 The load key is the first configuration key among :data:`LOAD_KEYS`, else the first whose values are
 all numbers."""
@@ -44,9 +50,21 @@ class Series:
 
 
 @dataclass(frozen=True)
+class Panel:
+    """One of the panels of a figure drawn side by side: its title and curves, and for bar figures
+    the category under each x position (0, 1, ...)."""
+
+    title: str
+    series: tuple[Series, ...]
+    categories: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Figure:
     """One figure: its file stem, title, axis labels, curves and scales. ``steps`` draws the curves
-    as step functions (CDFs)."""
+    as step functions (CDFs). ``categories``, when given, makes it a stacked-bar figure: each series
+    is a layer of the bars over the categories (grouped bars are a :class:`BarChart`). ``panels``,
+    when given, replace ``series`` and ``categories``: drawn side by side with a shared y axis."""
 
     name: str
     title: str
@@ -56,6 +74,12 @@ class Figure:
     log_y: bool = False
     steps: bool = False
     log_x: bool = False
+    categories: tuple[str, ...] = ()
+    panels: tuple[Panel, ...] = ()
+
+    def all_panels(self) -> tuple[Panel, ...]:
+        """The panels to draw: ``panels``, or the figure's own series as one untitled panel."""
+        return self.panels or (Panel("", self.series, self.categories),)
 
 
 @dataclass(frozen=True)
@@ -118,27 +142,92 @@ def metric_vs_load(
 
 
 def utilization_vs_slowdown(
-    manifest: dict[str, Any], rows: Sequence[CaseRow], x_key: str
+    manifest: dict[str, Any], rows: Sequence[CaseRow], x_key: str, panel_key: str | None = None
 ) -> Figure:
-    """Mean bounded slowdown against mean utilization, one curve per policy."""
+    """Mean bounded slowdown against mean utilization, one curve per policy (and one panel per
+    value of ``panel_key``)."""
     keys = config_keys(manifest)
-    series_keys = [k for k in keys if k != x_key]
-    curves: dict[str, list[tuple[float, float, float]]] = {}
-    for config, est in aggregate(rows, keys, ["utilization", "avg_bsld"]):
-        point = (config[x_key], est["utilization"].mean, est["avg_bsld"].mean)
-        curves.setdefault(label(config, series_keys), []).append(point)
-    series = []
-    for name, points in curves.items():
-        points.sort()
-        series.append(Series(name, tuple(p[1] for p in points), tuple(p[2] for p in points)))
+    series_keys = [k for k in keys if k not in (x_key, panel_key)]
+    panels = []
+    for title, part in _panel_rows(rows, panel_key):
+        curves: dict[str, list[tuple[float, float, float]]] = {}
+        for config, est in aggregate(part, keys, ["utilization", "avg_bsld"]):
+            point = (config[x_key], est["utilization"].mean, est["avg_bsld"].mean)
+            curves.setdefault(label(config, series_keys), []).append(point)
+        series = []
+        for name, points in curves.items():
+            points.sort()
+            series.append(Series(name, tuple(p[1] for p in points), tuple(p[2] for p in points)))
+        panels.append(Panel(title, tuple(series)))
     return Figure(
         "utilization-vs-slowdown",
         "mean bounded slowdown against utilization",
         "utilization",
         "avg_bsld",
-        tuple(series),
+        () if panel_key else panels[0].series,
         log_y=True,
+        panels=tuple(panels) if panel_key else (),
     )
+
+
+CAPACITY = (
+    ("utilization", "utilized"),
+    ("unused_capacity", "unused"),
+    ("lost_capacity", "lost"),
+)
+"""The metrics of the capacity figure (seed 002 §3: w_util, w_unused, w_lost = 1 − both) and their
+labels."""
+
+
+def capacity(
+    manifest: dict[str, Any],
+    rows: Sequence[CaseRow],
+    x_key: str,
+    at: float,
+    panel_key: str | None = None,
+) -> Figure:
+    """Capacity utilized, unused and lost of every policy at load ``at`` of ``x_key``, as stacked
+    bars (and one panel per value of ``panel_key``)."""
+    keys = config_keys(manifest)
+    series_keys = [k for k in keys if k not in (x_key, panel_key)]
+    chosen = [r for r in rows if r.values.get(x_key) == at]
+    if not any(r.status == "ok" for r in chosen):
+        values = sorted({r.values.get(x_key) for r in rows}, key=str)
+        raise MeshsimError(
+            f"--at {at:g}: no finished case at {x_key} = {at:g} "
+            f"(values: {', '.join(map(str, values))})"
+        )
+    metrics = [m for m, _ in CAPACITY]
+    panels = []
+    for title, part in _panel_rows(chosen, panel_key):
+        configs = aggregate(part, keys, metrics)
+        names = tuple(label(config, series_keys) for config, _ in configs)
+        positions = tuple(float(k) for k in range(len(configs)))
+        series = tuple(
+            Series(name, positions, tuple(est[metric].mean for _, est in configs))
+            for metric, name in CAPACITY
+        )
+        panels.append(Panel(title, series, names))
+    return Figure(
+        f"capacity-at-{x_key}-{at:g}".replace(".", "_"),
+        f"capacity utilized, unused and lost at {x_key} = {at:g}",
+        "policy",
+        "fraction of the capacity",
+        () if panel_key else panels[0].series,
+        categories=() if panel_key else panels[0].categories,
+        panels=tuple(panels) if panel_key else (),
+    )
+
+
+def _panel_rows(rows: Sequence[CaseRow], panel_key: str | None) -> list[tuple[str, list[CaseRow]]]:
+    """The rows of each panel, in first-seen order of ``panel_key``'s values (one untitled panel
+    of all rows without a key)."""
+    if panel_key is None:
+        return [("", list(rows))]
+    parts: dict[str, list[CaseRow]] = {}
+    for row in rows:
+        parts.setdefault(f"{panel_key}={row.values.get(panel_key)}", []).append(row)
+    return list(parts.items())
 
 
 def wait_cdfs(

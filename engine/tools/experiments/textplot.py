@@ -3,9 +3,10 @@ characters, no dependency, for ``meshsim plot --terminal``.
 
 Each series gets a marker (``●``, ``■``, ``▲``, …); line figures mark their points and join them
 with dots; scatter series mark each cell by how many points fall in it (:data:`DENSITY`); step
-figures (CDFs) mark every column with the step
-function's value there. An axis is logarithmic when the figure says so (non-positive values are
-then left out). Cost: O(points + width × series).
+figures (CDFs) mark every column with the step function's value there. An axis is logarithmic when
+the figure says so (non-positive values are then left out). Stacked-bar figures are one line per
+category, its stacked layers drawn with the layers' shades and their values written out; a figure
+of panels is drawn panel after panel. Cost: O(points + width × series).
 
 :func:`render_bars` draws a :class:`~meshsim.engine.tools.experiments.figures.BarChart` as
 horizontal bars, one line per series in each category, each bar labelled with its value."""
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -25,8 +27,28 @@ DENSITY = "·∘•●"
 LABEL_WIDTH = 10
 
 
+SHADES = "█▓▒░"
+
+
 def render(figure: Figure, width: int = 72, height: int = 18) -> str:
     """The figure as text: title, plot area with axes, and a legend."""
+    if figure.panels:
+        return "".join(
+            render(
+                replace(
+                    figure,
+                    title=f"{figure.title}: {panel.title}",
+                    series=panel.series,
+                    categories=panel.categories,
+                    panels=(),
+                ),
+                width,
+                height,
+            )
+            for panel in figure.panels
+        )
+    if figure.categories:
+        return _bars(figure, width)
     plot_w = max(width - LABEL_WIDTH - 1, 10)
     points = [
         (_log(np.asarray(s.x, float), figure.log_x), _log(np.asarray(s.y, float), figure.log_y))
@@ -87,6 +109,24 @@ def render(figure: Figure, width: int = 72, height: int = 18) -> str:
             lines.append(f"  {s.label}, points per character: {levels}")
         else:
             lines.append(f"  {MARKERS[i % len(MARKERS)]} {s.label}")
+    return "\n".join(lines) + "\n"
+
+
+def _bars(figure: Figure, width: int) -> str:
+    """A bar figure: per category a bar of ``width`` characters split by its layers' values
+    (fractions of the largest stack), then the values."""
+    totals = [sum(s.y[k] for s in figure.series) for k in range(len(figure.categories))]
+    top = max([t for t in totals if math.isfinite(t)] or [1.0]) or 1.0
+    bar_w = max(width - 2, 10)
+    lines = [figure.title]
+    for k, category in enumerate(figure.categories):
+        bar = ""
+        for i, s in enumerate(figure.series):
+            bar += SHADES[i % len(SHADES)] * round(s.y[k] / top * bar_w)
+        values = " · ".join(f"{s.label} {_number(s.y[k])}" for s in figure.series)
+        lines += [f"  {category}", f"  {bar[:bar_w]}", f"    {values}"]
+    legend = "   ".join(f"{SHADES[i % len(SHADES)]} {s.label}" for i, s in enumerate(figure.series))
+    lines.append(f"  {legend}   ({figure.y_label})")
     return "\n".join(lines) + "\n"
 
 
