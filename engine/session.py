@@ -22,9 +22,11 @@ from meshsim.engine.events import EventRecord
 from meshsim.engine.experiments.stats import relative_gain
 from meshsim.engine.jobs import Job
 from meshsim.engine.machines import Machine
+from meshsim.engine.rejections import ActionRejected
 from meshsim.engine.runcase import RunOptions, load_inputs
 from meshsim.engine.scenario import load_scenario
 from meshsim.engine.simulation import Simulation, Snapshot
+from meshsim.engine.validation.action_checks import refusal
 from meshsim.engine.workload import Workload
 
 RECENT = 200
@@ -187,10 +189,14 @@ class Session:
 
     def act_now(self, action: Action) -> None:
         """Apply ``action`` at the current time and process the rest of this instant (the action and
-        the scheduling pass after it), so its effect shows at once. An action that fails (e.g.
-        holding a job that is not waiting) stays in the log, as it would on replay, and its failure
-        is raised as a :class:`MeshsimError` for the operator to see."""
+        the scheduling pass after it), so its effect shows at once. An action that could not apply
+        now (holding a running job, repairing a unit that is up, a unit the machine does not have)
+        is refused before it is logged (:func:`~meshsim.engine.validation.action_checks.refusal`):
+        it takes no event number and leaves nothing to undo."""
         action = replace(action, time=self.sim.now)
+        problem = refusal(self.sim, action)
+        if problem is not None:
+            raise ActionRejected(problem.reason, f"{action.kind} refused: {problem}")
         number = len(self.sim.action_log)
         self.sim.apply(action)
         self.sim.run(until=self.sim.now)
@@ -201,16 +207,32 @@ class Session:
             )
 
     def undo(self) -> Action:
-        """Remove the last operator action and replay to the current event without it."""
+        """Remove the last operator action and replay without it, back to the same simulated time:
+        to at most the event count of now, less the events the action itself made (its own, and a
+        reservation's end), and never past the current time. Undo never moves the clock forward."""
         log = self.sim.logged_actions()
         if not log:
             raise MeshsimError("there is no operator action to undo")
+        made = self._events_made(len(log) - 1)
         last = log.pop()
-        position = self.sim.events
+        position, now = self.sim.events, self.sim.now
         sim = self._build(log)
-        sim.run_to_event(position)
+        sim.run(until=now, max_events=max(last.after_event, position - made))
         self.sim = sim
         return last.action
+
+    def _events_made(self, number: int) -> int:
+        """Events that action ``number`` of the log has made so far: its own when it has been
+        carried out, and the end of a reservation that has ended."""
+        sim = self.sim
+        if number >= len(sim.action_log):
+            return 0
+        action = sim.action_log[number]
+        if action.time > sim.now:
+            return 0
+        until = getattr(action, "until", math.inf)
+        ended = number not in sim.rejected_actions and until <= sim.now
+        return 1 + int(action.kind == "reserve" and ended)
 
     # --------------------------------------------------------------------------- what-if
 

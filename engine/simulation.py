@@ -1082,6 +1082,19 @@ class Simulation:
             return f"not yet submitted (arrives at t={job.submit:g})"
         return self.waiting_reason(job)
 
+    def job_status(self, job_id: int) -> str:
+        """Where job ``job_id`` stands now: ``waiting``, ``running``, ``held``, ``ended``
+        (finished, cancelled, killed or refused on arrival) or ``not_arrived``; an unknown job is
+        an :class:`ActionRejected` (``job_unknown``)."""
+        index = self.job_index(job_id)
+        if index in self.running:
+            return "running"
+        if index in self.held:
+            return "held"
+        if index in self._cancelled or not math.isnan(self._finish[index]):
+            return "ended"
+        return "waiting" if self.job(index) in self.queue else "not_arrived"
+
     def waiting_reason(self, job: Job) -> str:
         """Why a waiting job is not running, computed now from the allocator and what the policies
         remember of the last pass (no pass ever pays for explanations)."""
