@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import TabbedContent, TabPane
+from textual.widgets import Input, TabbedContent, TabPane
 
 from meshsim.engine.actions import Action, Cancel, Hold, ReleaseHold, SetPolicy, Submit
 from meshsim.engine.bundled import bundled_file
@@ -187,6 +187,13 @@ class MeshsimApp(App[None]):
         self.engine.listen(self._publish, self._ended)
         if self._start_live:
             self.action_toggle_live()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``space`` is a priority key (it runs or pauses whatever pane has the focus), so it would
+        reach the app from a dialog too: in a form or a text field it is a space, or opens a
+        choice's list, and never starts the run."""
+        typing = isinstance(self.screen, ModalScreen) or isinstance(self.focused, Input)
+        return not (action == "toggle_live" and typing)
 
     def on_resize(self) -> None:
         self.set_class(self.size.height < 30, "short")
@@ -379,11 +386,11 @@ class MeshsimApp(App[None]):
         self.send(partial(Session.act_now, action=action), label)
 
     def action_submit_job(self) -> None:
-        self.push_screen(commands.submit_form(self.machine.nodes), self._submitted)
+        self.push_screen(commands.submit_form(self.machine), self._submitted)
 
-    def _submitted(self, values: dict[str, Any] | None) -> None:
-        if values is not None:
-            self._act(Submit(time=0.0, **values), "submit")
+    def _submitted(self, action: Submit | None) -> None:
+        if action is not None:
+            self._act(action, "submit")
 
     def _job_action(self, cls: type, label: str) -> None:
         job_id = self._selected_job()
@@ -403,19 +410,19 @@ class MeshsimApp(App[None]):
         if job_id is None:
             self._job_action(Cancel, "cancel")
             return
-        self._confirm(
-            "Cancel job",
-            f"Cancel job {job_id}? It leaves the run (z undoes it).",
-            partial(self._act, Cancel(time=0.0, job_id=job_id), "cancel"),
-        )
+        self._vet(Cancel(time=0.0, job_id=job_id), "cancel")
 
     def action_fail_unit(self) -> None:
-        action = commands.fail_action(self.machine, self.query_one(MachineMap).cursor)
-        self._confirm(
-            "Fail unit",
-            f"Fail {action.unit}? The job on it is killed and the unit is down until repaired.",
-            partial(self._act, action, "fail"),
-        )
+        self._vet(commands.fail_action(self.machine, self.query_one(MachineMap).cursor), "fail")
+
+    def _vet(self, action: Action, label: str) -> None:
+        """Ask the engine whether ``action`` could apply now; the answer (:class:`tasks.Vetted`)
+        opens the confirmation, a refusal is shown instead of it (:meth:`confirm_action`)."""
+        self.send(partial(tasks.vet, action=action), label)
+
+    def confirm_action(self, vetted: tasks.Vetted, label: str) -> None:
+        """Ask before a destructive action the engine has found possible; apply it on yes."""
+        self._confirm(vetted.title, vetted.question, partial(self._act, vetted.action, label))
 
     def _confirm(self, title: str, question: str, then: Any) -> None:
         """Ask before a destructive action; ``then()`` runs only on yes."""
@@ -443,7 +450,9 @@ class MeshsimApp(App[None]):
             )
 
     def action_policy(self) -> None:
-        self.push_screen(commands.policy_form(self.frame), self._policy)
+        if self.frame is not None:
+            form = commands.policy_form(self.machine, self.frame.snapshot.policy)
+            self.push_screen(form, self._policy)
 
     def _policy(self, changes: dict[str, str] | None) -> None:
         if changes:
@@ -475,7 +484,10 @@ class MeshsimApp(App[None]):
     # ------------------------------------------------------------------ what-if, files
 
     def action_what_if(self) -> None:
-        self.push_screen(commands.what_if_form(self.frame), self._what_if)
+        if self.frame is not None:
+            snap = self.frame.snapshot
+            form = commands.what_if_form(self.machine, snap.policy, snap.time)
+            self.push_screen(form, self._what_if)
 
     def _what_if(self, change: tasks.WhatIf | None) -> None:
         if change is not None:

@@ -12,6 +12,7 @@ from textual.keys import format_key
 from textual.screen import Screen
 
 from meshsim.tui.screens.confirm import ConfirmScreen
+from meshsim.tui.screens.form import Choice, FormScreen
 from meshsim.tui.screens.report import ReportScreen
 from meshsim.tui.widgets.machine_map import MachineMap
 from meshsim.tui.widgets.queue_list import QueueList
@@ -62,6 +63,13 @@ def key_sections(console: Sequence[BindingType]) -> tuple[KeySection, ...]:
         ),
         KeySection(
             "dialogs",
-            _keys([*ReportScreen.BINDINGS, *ConfirmScreen.BINDINGS]),
+            _keys(
+                [
+                    *ReportScreen.BINDINGS,
+                    *ConfirmScreen.BINDINGS,
+                    *FormScreen.BINDINGS,
+                    *Choice.BINDINGS,
+                ]
+            ),
         ),
     )

@@ -9,17 +9,19 @@ it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from meshsim.engine.actions import Fail, Reserve, SetPolicy
+from meshsim.engine.actions import Action, Fail, Reserve, SetPolicy
+from meshsim.engine.errors import MeshsimError
 from meshsim.engine.outputs import dumps, jobs_csv_text, schedule_swf
 from meshsim.engine.runcase import input_files
 from meshsim.engine.scenario import Scenario, save_scenario, scenario_document
 from meshsim.engine.session import MetricDelta, Session, compare_results
 from meshsim.engine.swf import swf_bytes
-from meshsim.engine.units import UnitInfo
+from meshsim.engine.units import UnitInfo, unit_cell
+from meshsim.engine.validation.action_checks import refusal
 from meshsim.engine.writing import Batch, Target, check_targets
 
 
@@ -41,6 +43,32 @@ def goto_later(session: Session, seconds: float) -> None:
 def unit_info(session: Session, cell: int) -> UnitInfo:
     """The unit inspector's view of map cell ``cell``."""
     return session.sim.unit_info(cell)
+
+
+@dataclass(frozen=True)
+class Vetted:
+    """An action the engine found possible now, with the question to ask before applying it."""
+
+    action: Action
+    title: str
+    question: str
+
+
+def vet(session: Session, action: Action) -> Vetted:
+    """``action`` checked against the run now (a refusal is raised, as applying it would), with
+    what it will do in words."""
+    problem = refusal(session.sim, replace(action, time=session.now))
+    if problem is not None:
+        raise MeshsimError(f"{action.kind} refused: {problem}")
+    if isinstance(action, Fail):
+        info = session.sim.unit_info(unit_cell(session.machine, action.unit))
+        hit = f"job {info.job_id} on it is requeued (restarted later)" if info.job_id else ""
+        question = f"Fail {info.name}? It is down until repaired (r)"
+        return Vetted(action, "Fail unit", question + (f"; {hit}." if hit else "."))
+    job_id = getattr(action, "job_id", -1)
+    state = session.sim.job_status(job_id)
+    question = f"Cancel {state} job {job_id}? It leaves the run (z undoes it)."
+    return Vetted(action, "Cancel job", question)
 
 
 def reserve(session: Session, values: dict[str, Any]) -> None:
