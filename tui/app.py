@@ -43,6 +43,10 @@ from meshsim.tui.widgets.timeline import Timeline
 SPEEDS = (1.0, 10.0, 60.0, 600.0, 3600.0, 21600.0, 86400.0, math.inf)
 """Live speeds (simulated seconds per wall second) that ``+`` and ``-`` step through."""
 
+RUNNING_MIN = 8
+"""Lines of the left column the map leaves to the running jobs (border, header and five jobs; the
+same as the running table's ``min-height`` in app.tcss)."""
+
 
 class FrameReady(Message):
     """A frame from the engine; a newer one replaces an unprocessed older one, unless the older one
@@ -169,7 +173,7 @@ class MeshsimApp(App[None]):
         yield StatusBar(id="status")
         with Horizontal(id="main"):
             with Vertical(id="left"):
-                yield MachineMap(id="map")
+                yield MachineMap(id="map", leave=RUNNING_MIN)
                 yield RunningTable(id="running")
             with Vertical(id="right"):
                 yield QueueList(id="queue")
@@ -197,6 +201,7 @@ class MeshsimApp(App[None]):
 
     def on_resize(self) -> None:
         self.set_class(self.size.height < 30, "short")
+        self.call_after_refresh(self.query_one(MachineMap).refit)
 
     # ------------------------------------------------------------------ engine process
 

@@ -19,6 +19,10 @@ def duration(seconds: float) -> str:
     return f"{s // 86400}d{s % 86400 // 3600:02d}h"
 
 
+TIME_WIDTH = 16
+"""Columns a :func:`clock` time takes in a table: ``day 999 23:59:59`` (a year-long trace fits)."""
+
+
 def clock(seconds: float) -> str:
     """Simulated time as ``day D hh:mm:ss`` counted from t = 0 of the workload."""
     if math.isinf(seconds) or math.isnan(seconds):
