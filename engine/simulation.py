@@ -56,6 +56,7 @@ from meshsim.engine.scheduling.disciplines import DISCIPLINES, Discipline
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS, QueueOrder, WaitingQueue
 from meshsim.engine.seeding import Stream, generator
 from meshsim.engine.series import Series, SeriesView
+from meshsim.engine.simclock import clock
 from meshsim.engine.units import UnitInfo, block_cells, unit_cell, unit_name
 
 if TYPE_CHECKING:
@@ -962,7 +963,7 @@ class Simulation:
         self._settle(cells)
         end = _RESERVATION_END | number
         schedule(self.env, until, end, self._on_reservation_end, reservation)
-        return f"reserved {label} ({len(cells)} units) until t={until:g}"
+        return f"reserved {label} ({len(cells)} units) until {clock(until)}"
 
     def _on_reservation_end(self, reservation: Reservation) -> None:
         self._reservations.remove(reservation)
@@ -1068,18 +1069,18 @@ class Simulation:
         index = self.job_index(job_id)
         if index in self.running:
             r = self.running[index]
-            return f"running since t={r.start:g} on {r.placement.label or 'the machine'}"
+            return f"running since {clock(r.start)} on {r.placement.label or 'the machine'}"
         if index in self._refused:
             return f"rejected on arrival: {self._refused[index]}"
         if index in self._cancelled:
             return "cancelled"
         if not math.isnan(self._finish[index]):
-            return f"finished at t={self._finish[index]:g}"
+            return f"finished at {clock(self._finish[index])}"
         if index in self.held:
             return "held by the operator"
         job = self.job(index)
         if job not in self.queue:
-            return f"not yet submitted (arrives at t={job.submit:g})"
+            return f"not yet submitted (arrives at {clock(job.submit)})"
         return self.waiting_reason(job)
 
     def job_status(self, job_id: int) -> str:
