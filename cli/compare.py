@@ -19,6 +19,7 @@ from meshsim.engine.errors import MeshsimError
 from meshsim.engine.generators import load_workload
 from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.machines import load_machine
+from meshsim.engine.metrics import LOWER, METRIC_INFO
 from meshsim.engine.outputs import dumps
 from meshsim.engine.runcase import DEFAULT_MACHINE, RunOptions, input_files
 from meshsim.engine.validation.options import COMPARE, check_options, run_option_rule
@@ -197,7 +198,8 @@ def _print(outcomes, rows, configs, parts) -> None:  # type: ignore[no-untyped-d
             )
     out.print(base)
     for m in METRICS:
-        t = Table(title=f"relative gain in {LABELS[m]}: (base - new) / base", header_style="bold")
+        formula = "(base - new) / base" if METRIC_INFO[m].better == LOWER else "(new - base) / base"
+        t = Table(title=f"relative gain in {LABELS[m]}: {formula}", header_style="bold")
         t.add_column("configuration")
         for p in parts:
             t.add_column(p, justify="right")

@@ -19,7 +19,6 @@ from pathlib import Path
 from meshsim.engine.actions import Action, LoggedAction
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.events import EventRecord
-from meshsim.engine.experiments.stats import relative_gain
 from meshsim.engine.jobs import Job
 from meshsim.engine.machines import Machine
 from meshsim.engine.rejections import ActionRejected
@@ -43,47 +42,6 @@ class JobDetails:
     end: float
     location: str
     events: tuple[EventRecord, ...]
-
-
-@dataclass(frozen=True)
-class MetricDelta:
-    """One metric of a what-if comparison: the base and branch values and the relative gain
-    ``(V_base − V_new) / V_base`` (Tang et al., Figs. 6–8: positive when the branch is lower)."""
-
-    name: str
-    base: float | None
-    branch: float | None
-    gain: float
-
-
-COMPARED = (
-    "avg_wait_s",
-    "max_wait_s",
-    "avg_response_s",
-    "avg_bsld",
-    "utilization",
-    "allocated_utilization",
-    "unused_capacity",
-    "lost_capacity",
-    "loss_of_capacity",
-    "makespan_s",
-)
-"""The result metrics a what-if comparison lists, in this order."""
-
-
-def compare_results(base: Simulation, branch: Simulation) -> tuple[MetricDelta, ...]:
-    """The :data:`COMPARED` metrics of two runs (usually both carried to their end); the gain is
-    NaN when either value is undefined (None)."""
-    a, b = base.results().metrics, branch.results().metrics
-    return tuple(
-        MetricDelta(name, a[name], b[name], _gain(a[name], b[name]))
-        for name in COMPARED
-        if name in a and name in b
-    )
-
-
-def _gain(base: float | None, new: float | None) -> float:
-    return math.nan if base is None or new is None else relative_gain(base, new)
 
 
 class Session:

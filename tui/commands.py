@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rich import box
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -18,11 +19,12 @@ from textual.app import SystemCommand
 from meshsim.engine.actions import Action, Fail, Repair, Reserve, SetPolicy, Submit
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.machines import Machine
+from meshsim.engine.metrics import metric_info, metric_text
 from meshsim.engine.policy import Policy
 from meshsim.engine.session import JobDetails
 from meshsim.engine.units import UnitInfo, unit_name
 from meshsim.engine.validation.action_checks import policy_choices, static_refusal
-from meshsim.tui.format import clock, duration, number, shape_text
+from meshsim.tui.format import clock, duration, shape_text
 from meshsim.tui.keys import key_sections
 from meshsim.tui.screens.form import Field, FormScreen
 from meshsim.tui.screens.report import ReportScreen
@@ -289,18 +291,50 @@ def unit_report(info: UnitInfo) -> ReportScreen:
     return ReportScreen(f"Unit {info.name}", Group(table, Text(""), keys))
 
 
+def gain_text(gain: float | None) -> Text:
+    """A gain as an arrow and a signed percentage — readable without colour (``NO_COLOR``) — in
+    green when the branch is better and red when it is worse."""
+    if gain is None:
+        return Text("—", style="dim")
+    if abs(gain) < 0.0005:
+        return Text("= 0.0%", style="dim")
+    if gain > 0:
+        return Text(f"▲ +{gain:.1%}", style="green")
+    return Text(f"▼ −{-gain:.1%}", style="red")
+
+
 def what_if_report(result: WhatIfResult) -> ReportScreen:
+    """Both branches, metric by metric, since the fork beside since day 0; each gain signed by the
+    metric's better direction (:data:`~meshsim.engine.metrics.METRIC_INFO`)."""
     q = result.question
     change = ", ".join(f"{k}={v}" for k, v in q.policy.items())
     if q.fail:
         change = ", ".join(filter(None, [change, f"fail {q.fail}"]))
     horizon = "the end" if q.until is None else clock(q.until)
-    table = Table(title=f"forked at {clock(result.forked_at)}; branch: {change}; run to {horizon}")
-    for col in ("metric", "base", "what-if", "gain (base−new)/base"):
-        table.add_column(col, justify="left" if col == "metric" else "right")
-    for d in result.deltas:
-        gain = "-" if math.isnan(d.gain) else f"{d.gain:+.1%}"
-        table.add_row(d.name, number(d.base), number(d.branch), gain)
+    table = Table(
+        title=f"forked at {clock(result.forked_at)}; branch: {change}; run to {horizon}",
+        caption="gain: ▲ the branch is better, ▼ worse, by each metric's better direction "
+        "(—: neither)\nfork: what happened after the fork; day 0: the whole run",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 0),
+        pad_edge=False,
+    )
+    table.add_column("metric", no_wrap=True)
+    for scope in ("fork", "day 0"):
+        table.add_column(f"{scope}: base", justify="right", no_wrap=True)
+        table.add_column("what-if", justify="right", no_wrap=True)
+        table.add_column("gain", justify="right", no_wrap=True)
+    fork = {d.name: d for d in result.comparison.since_fork}
+    for whole in result.comparison.since_start:
+        label = "jobs completed" if whole.name == "jobs" else metric_info(whole.name).label
+        cells: list[str | Text] = [label]
+        for d in (fork.get(whole.name), whole):
+            if d is None:
+                cells += ["", "", ""]
+                continue
+            base, branch = metric_text(d.name, d.base), metric_text(d.name, d.branch)
+            cells += [base, branch, gain_text(d.gain)]
+        table.add_row(*cells)
     return ReportScreen("What-if comparison", table)
 
 

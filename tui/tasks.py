@@ -18,10 +18,11 @@ from meshsim.engine.errors import MeshsimError
 from meshsim.engine.outputs import dumps, jobs_csv_text, schedule_swf
 from meshsim.engine.runcase import input_files
 from meshsim.engine.scenario import Scenario, save_scenario, scenario_document
-from meshsim.engine.session import MetricDelta, Session, compare_results
+from meshsim.engine.session import Session
 from meshsim.engine.swf import swf_bytes
 from meshsim.engine.units import UnitInfo, unit_cell
 from meshsim.engine.validation.action_checks import refusal
+from meshsim.engine.whatif import Comparison, ForkPoint, compare_branches
 from meshsim.engine.writing import Batch, Target, check_targets
 
 
@@ -88,6 +89,7 @@ class WhatIf:
 
     def run(self, session: Session) -> WhatIfResult:
         """Engine side: both branches, side by side (the session itself does not move)."""
+        point = ForkPoint.of(session.sim)
         base = session.fork(f"{session.name}-base")
         branch = session.fork(f"{session.name}-what-if")
         if self.policy:
@@ -99,14 +101,14 @@ class WhatIf:
                 s.sim.run()
             else:
                 s.run_until(self.until)
-        return WhatIfResult(self, session.now, compare_results(base.sim, branch.sim))
+        return WhatIfResult(self, session.now, compare_branches(base.sim, branch.sim, point))
 
 
 @dataclass(frozen=True)
 class WhatIfResult:
     question: WhatIf
     forked_at: float
-    deltas: tuple[MetricDelta, ...]
+    comparison: Comparison
 
 
 def scenario_of(session: Session) -> Scenario:

@@ -264,7 +264,7 @@ async def test_what_if_compares_both_branches() -> None:
         await fill(pilot, app, {"backfill": "easy"})
         await until(pilot, lambda: isinstance(app.screen, ReportScreen), timeout=30)
         body = app.screen.plain_text()
-        assert "avg_wait_s" in body and "backfill=easy" in body
+        assert "avg wait" in body and "backfill=easy" in body
         assert event(app) == 10, "the session itself does not move"
         assert await ask(pilot, app, attrgetter("events")) == 10
 
