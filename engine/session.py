@@ -19,6 +19,7 @@ from pathlib import Path
 from meshsim.engine.actions import Action, LoggedAction
 from meshsim.engine.errors import MeshsimError
 from meshsim.engine.events import EventRecord
+from meshsim.engine.history import EventHistory
 from meshsim.engine.jobs import Job
 from meshsim.engine.machines import Machine
 from meshsim.engine.rejections import ActionRejected
@@ -54,10 +55,14 @@ class Session:
         *,
         name: str = "console",
         inputs: tuple[Machine, Workload] | None = None,
+        keep_history: bool = True,
     ) -> None:
         self.options = options
         self.name = name
         self.machine, self.workload = inputs if inputs is not None else load_inputs(options)
+        self.history = EventHistory() if keep_history else None
+        """Every event record of the run, for the event log's search (None in a fork, which runs
+        for its results only)."""
         self.sim = self._build(actions)
 
     @classmethod
@@ -69,15 +74,25 @@ class Session:
         return session
 
     def _build(self, actions: tuple[Action | LoggedAction, ...] | list[LoggedAction]) -> Simulation:
+        """A fresh run of the inputs with ``actions``; the history starts again with it."""
+        if self.history is not None:
+            self.history.clear()
         return Simulation(
             self.machine,
             self.workload,
             self.options.policy(self.machine),
             self.options.seed,
             actions=tuple(actions),
+            log=None if self.history is None else self.history.add,
             recent=RECENT,
             history=True,
         )
+
+    def _replayed(self, event: int) -> Simulation:
+        """The run rebuilt with the same action log and taken to ``event``."""
+        sim = self._build(self.sim.logged_actions())
+        sim.run_to_event(event)
+        return sim
 
     # -------------------------------------------------------------------------- position
 
@@ -125,14 +140,14 @@ class Session:
         if number < 0:
             raise MeshsimError(f"event numbers start at 0, got {number}")
         if number < self.sim.events:
-            self.sim = self.sim.replayed(number)
+            self.sim = self._replayed(number)
         else:
             self.sim.run_to_event(number)
 
     def goto_time(self, time: float) -> None:
         """Go to simulated time ``time``: every event at or before it processed, none after."""
         if time < self.sim.now:
-            self.sim = self.sim.replayed(0)
+            self.sim = self._replayed(0)
         self.sim.run(until=time)
 
     def back(self, count: int = 1) -> None:
@@ -201,6 +216,7 @@ class Session:
             self.actions,
             name=name or f"{self.name}-fork",
             inputs=(self.machine, self.workload),
+            keep_history=False,
         )
         twin.sim.run_to_event(self.sim.events)
         return twin
@@ -221,7 +237,8 @@ class Session:
         return self.sim.explain(job_id)
 
     def job_details(self, job_id: int) -> JobDetails:
-        """The inspector's view of job ``job_id`` (its events among the recent ones)."""
+        """The inspector's view of job ``job_id`` (its events over the whole run; a fork, which
+        keeps no history, gives those among the recent ones)."""
         sim = self.sim
         index = sim.job_index(job_id)
         start, end = sim.start_times()[index], math.nan
@@ -237,7 +254,11 @@ class Session:
             start=float(start),
             end=end,
             location=location,
-            events=tuple(r for r in snap.recent if r.job_id == job_id),
+            events=(
+                tuple(r for r in snap.recent if r.job_id == job_id)
+                if self.history is None
+                else self.history.of_job(job_id)
+            ),
         )
 
     def peek(self) -> float:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import math
 
+TIME_WIDTH = 16
+"""Columns a :func:`clock` time takes in a table: ``day 999 23:59:59`` (a year-long trace fits)."""
+
 
 def clock(seconds: float) -> str:
     """Simulated time as ``day D hh:mm:ss`` counted from t = 0 of the workload (``end`` for an

@@ -371,6 +371,10 @@ class MeshsimApp(App[None]):
     def _on_job_selected(self, message: QueueList.JobSelected | RunningTable.JobSelected) -> None:
         self._inspect_job(message.job_id)
 
+    @on(EventLog.SearchWanted)
+    def _on_search(self, message: EventLog.SearchWanted) -> None:
+        self.send(partial(tasks.search_log, query=message.query, before=message.before), "search")
+
     @on(MachineMap.UnitSelected)
     def _on_unit_selected(self, message: MachineMap.UnitSelected) -> None:
         self._inspect_unit(message.cell)

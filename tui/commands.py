@@ -18,6 +18,7 @@ from textual.app import SystemCommand
 
 from meshsim.engine.actions import Action, Fail, Repair, Reserve, SetPolicy, Submit
 from meshsim.engine.errors import MeshsimError
+from meshsim.engine.history import HistoryPage, log_line
 from meshsim.engine.machines import Machine
 from meshsim.engine.metrics import metric_info, metric_text
 from meshsim.engine.policy import Policy
@@ -29,6 +30,7 @@ from meshsim.tui.keys import key_sections
 from meshsim.tui.screens.form import Field, FormScreen
 from meshsim.tui.screens.report import ReportScreen
 from meshsim.tui.tasks import Vetted, WhatIf, WhatIfResult
+from meshsim.tui.widgets.event_log import EventLog
 
 if TYPE_CHECKING:
     from meshsim.tui.app import MeshsimApp
@@ -265,14 +267,9 @@ def job_report(details: JobDetails) -> ReportScreen:
     ]
     for key, value in rows:
         table.add_row(key, value)
-    history = Text(
-        "\n".join(
-            f"#{r.number} {clock(r.time)} {r.kind} {r.detail}".rstrip() for r in details.events
-        )
-        or "(no recent events for this job)"
-    )
+    history = Text("\n".join(log_line(r) for r in details.events) or "(no events for this job)")
     return ReportScreen(
-        f"Job {job.job_id}", Group(table, Text("\nrecent events", style="bold"), history)
+        f"Job {job.job_id}", Group(table, Text("\nits events", style="bold"), history)
     )
 
 
@@ -360,6 +357,8 @@ def present(app: MeshsimApp, label: str, result: Any) -> None:
         app.push_screen(unit_report(result))
     elif isinstance(result, WhatIfResult):
         app.push_screen(what_if_report(result))
+    elif isinstance(result, HistoryPage):
+        app.query_one(EventLog).show_page(result)
     elif isinstance(result, Vetted):
         app.confirm_action(result, label)
     elif isinstance(result, Action):

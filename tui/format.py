@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from meshsim.engine.simclock import clock, duration
+from meshsim.engine.simclock import TIME_WIDTH, clock, duration
 
 __all__ = ["TIME_WIDTH", "clock", "duration", "shape_text"]
-
-
-TIME_WIDTH = 16
-"""Columns a :func:`clock` time takes in a table: ``day 999 23:59:59`` (a year-long trace fits)."""
 
 
 def shape_text(shape: tuple[int, ...] | None) -> str:

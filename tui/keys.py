@@ -14,6 +14,7 @@ from textual.screen import Screen
 from meshsim.tui.screens.confirm import ConfirmScreen
 from meshsim.tui.screens.form import Choice, FormScreen
 from meshsim.tui.screens.report import ReportScreen
+from meshsim.tui.widgets.event_log import LogLines
 from meshsim.tui.widgets.machine_map import MachineMap
 from meshsim.tui.widgets.queue_list import QueueList
 from meshsim.tui.widgets.timeline import Timeline
@@ -60,6 +61,9 @@ def key_sections(console: Sequence[BindingType]) -> tuple[KeySection, ...]:
         KeySection("queue and running jobs (focused)", _keys(QueueList.BINDINGS)),
         KeySection(
             "timeline (focused; its + and - zoom instead of the speed)", _keys(Timeline.BINDINGS)
+        ),
+        KeySection(
+            "event log (focused; enter in its box searches the whole run)", _keys(LogLines.BINDINGS)
         ),
         KeySection(
             "dialogs",

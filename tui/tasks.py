@@ -15,6 +15,7 @@ from typing import Any
 
 from meshsim.engine.actions import Action, Fail, Reserve, SetPolicy
 from meshsim.engine.errors import MeshsimError
+from meshsim.engine.history import HistoryPage
 from meshsim.engine.outputs import dumps, jobs_csv_text, schedule_swf
 from meshsim.engine.runcase import input_files
 from meshsim.engine.scenario import Scenario, save_scenario, scenario_document
@@ -70,6 +71,14 @@ def vet(session: Session, action: Action) -> Vetted:
     state = session.sim.job_status(job_id)
     question = f"Cancel {state} job {job_id}? It leaves the run (z undoes it)."
     return Vetted(action, "Cancel job", question)
+
+
+def search_log(session: Session, query: str, before: int | None = None) -> HistoryPage:
+    """A page of the event log lines of the whole run that contain ``query`` (the history is kept
+    here, in the engine process; the UI holds only the page it shows)."""
+    if session.history is None:
+        raise MeshsimError("this session keeps no event history")
+    return session.history.search(query, before)
 
 
 def reserve(session: Session, values: dict[str, Any]) -> None:
