@@ -30,6 +30,7 @@ from meshsim.engine.session import Session
 from meshsim.tui import commands, tasks
 from meshsim.tui.driver import DEFAULT_SPEED, Command, Frame, Live
 from meshsim.tui.engine_process import EngineProcess, Opening
+from meshsim.tui.queue_view import QueueFilter
 from meshsim.tui.screens.confirm import ConfirmScreen
 from meshsim.tui.widgets.event_log import EventLog
 from meshsim.tui.widgets.footer import ConsoleFooter
@@ -118,7 +119,13 @@ class MeshsimApp(App[None]):
         _binding("g", "goto", "Go to", "Go to a simulated time or an event number"),
         _binding("plus,equals_sign", "faster", "Faster", "Raise the live speed", show=False),
         _binding("minus", "slower", "Slower", "Lower the live speed", show=False),
-        _binding("slash", "find_job", "Find job", "Inspect a job by its number"),
+        _binding(
+            "slash",
+            "filter_queue",
+            "Filter",
+            "Filter the waiting queue (user=12 size>=512 queue=3 state=held, a job number)",
+        ),
+        _binding("number_sign", "find_job", "Find job", "Inspect a job by its number"),
         _binding("i", "inspect", "Inspect", "Inspect the selected job or unit"),
         _binding("a", "submit_job", "Submit", "Submit a job now", show=False),
         _binding("h", "hold", "Hold", "Hold the selected waiting job", show=False),
@@ -264,8 +271,6 @@ class MeshsimApp(App[None]):
             running.show(snap)
             running.border_title = f"running · {len(snap.running):,}"
             queue.show(snap)
-            held = f" + {len(snap.held):,} held" if snap.held else ""
-            queue.border_title = f"waiting queue · {len(snap.waiting):,}{held}"
             lower = tabs.active
             if lower == "tab-metrics":
                 if not frame.live or frame.metrics is not self._metrics_shown:
@@ -378,6 +383,14 @@ class MeshsimApp(App[None]):
     @on(MachineMap.UnitSelected)
     def _on_unit_selected(self, message: MachineMap.UnitSelected) -> None:
         self._inspect_unit(message.cell)
+
+    def action_filter_queue(self) -> None:
+        queue = self.query_one(QueueList)
+        self.push_screen(commands.filter_form(queue.filter), self._filtered)
+
+    def _filtered(self, chosen: QueueFilter | None) -> None:
+        if chosen is not None:
+            self.query_one(QueueList).set_filter(chosen if chosen.text else None)
 
     def action_find_job(self) -> None:
         self.push_screen(commands.job_form("Find job"), self._found)

@@ -27,6 +27,7 @@ from meshsim.engine.units import UnitInfo, unit_name
 from meshsim.engine.validation.action_checks import policy_choices, static_refusal
 from meshsim.tui.format import clock, duration, shape_text
 from meshsim.tui.keys import key_sections
+from meshsim.tui.queue_view import QueueFilter, parse_filter
 from meshsim.tui.screens.form import Field, FormScreen
 from meshsim.tui.screens.report import ReportScreen
 from meshsim.tui.tasks import Vetted, WhatIf, WhatIfResult
@@ -104,6 +105,23 @@ def _job_number(text: str) -> int:
 
 def job_form(title: str) -> FormScreen:
     return FormScreen(title, [Field("job", "job number")], lambda v: _job_number(v["job"]))
+
+
+def filter_form(current: QueueFilter | None) -> FormScreen:
+    """The waiting queue's filter (:func:`~meshsim.tui.queue_view.parse_filter`); empty lists every
+    job."""
+    return FormScreen(
+        "Filter the waiting queue",
+        [
+            Field(
+                "filter",
+                "user=12 size>=512 queue=3 state=held|blocked|waiting, a job number; empty: all",
+                current.text if current is not None else "",
+            )
+        ],
+        lambda v: parse_filter(v["filter"]),
+        "All the words must hold. The pane's title shows the filter in use.",
+    )
 
 
 def submit_form(machine: Machine) -> FormScreen:
