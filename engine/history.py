@@ -66,10 +66,6 @@ class EventHistory:
         self._job.append(record.job_id)
         self._detail.append(record.detail)
 
-    def clear(self) -> None:
-        """Forget every record (the run is rebuilt)."""
-        self.__init__()  # type: ignore[misc]
-
     def __len__(self) -> int:
         return len(self._number)
 

@@ -13,8 +13,10 @@ its time and happens again when the run passes it (:meth:`Session.undo` removes 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from meshsim.engine.actions import Action, LoggedAction
 from meshsim.engine.errors import MeshsimError
@@ -45,6 +47,13 @@ class JobDetails:
     events: tuple[EventRecord, ...]
 
 
+class Replay(NamedTuple):
+    """A run of a session's inputs and its event history (None when the session keeps none)."""
+
+    sim: Simulation
+    history: EventHistory | None
+
+
 class Session:
     """One simulation the operator steps through, with the inputs that define it."""
 
@@ -60,10 +69,10 @@ class Session:
         self.options = options
         self.name = name
         self.machine, self.workload = inputs if inputs is not None else load_inputs(options)
-        self.history = EventHistory() if keep_history else None
-        """Every event record of the run, for the event log's search (None in a fork, which runs
-        for its results only)."""
-        self.sim = self._build(actions)
+        self.keeps_history = keep_history
+        self.sim, self.history = self._build(actions)
+        """The run, and every event record of it for the event log's search (None in a fork, which
+        runs for its results only)."""
 
     @classmethod
     def from_scenario(cls, path: Path) -> Session:
@@ -73,26 +82,31 @@ class Session:
         session.goto_event(scenario.position)
         return session
 
-    def _build(self, actions: tuple[Action | LoggedAction, ...] | list[LoggedAction]) -> Simulation:
-        """A fresh run of the inputs with ``actions``; the history starts again with it."""
-        if self.history is not None:
-            self.history.clear()
-        return Simulation(
+    def _build(self, actions: Sequence[Action | LoggedAction]) -> Replay:
+        """A fresh run of the inputs with ``actions``, at its start, with an event history of its
+        own when this session keeps one."""
+        history = EventHistory() if self.keeps_history else None
+        sim = Simulation(
             self.machine,
             self.workload,
             self.options.policy(self.machine),
             self.options.seed,
             actions=tuple(actions),
-            log=None if self.history is None else self.history.add,
+            log=None if history is None else history.add,
             recent=RECENT,
             history=True,
         )
+        return Replay(sim, history)
 
-    def _replayed(self, event: int) -> Simulation:
-        """The run rebuilt with the same action log and taken to ``event``."""
-        sim = self._build(self.sim.logged_actions())
-        sim.run_to_event(event)
-        return sim
+    def replay(self) -> Replay:
+        """This run rebuilt from its inputs and action log, at its start: advance ``replay.sim`` to
+        the event wanted, then :meth:`adopt` it (a replay stopped half-way leaves the session as it
+        was)."""
+        return self._build(self.sim.logged_actions())
+
+    def adopt(self, replay: Replay) -> None:
+        """Take ``replay`` as this session's run."""
+        self.sim, self.history = replay.sim, replay.history
 
     # -------------------------------------------------------------------------- position
 
@@ -140,14 +154,16 @@ class Session:
         if number < 0:
             raise MeshsimError(f"event numbers start at 0, got {number}")
         if number < self.sim.events:
-            self.sim = self._replayed(number)
+            replay = self.replay()
+            replay.sim.run_to_event(number)
+            self.adopt(replay)
         else:
             self.sim.run_to_event(number)
 
     def goto_time(self, time: float) -> None:
         """Go to simulated time ``time``: every event at or before it processed, none after."""
         if time < self.sim.now:
-            self.sim = self._replayed(0)
+            self.adopt(self.replay())
         self.sim.run(until=time)
 
     def back(self, count: int = 1) -> None:
@@ -189,9 +205,9 @@ class Session:
         made = self._events_made(len(log) - 1)
         last = log.pop()
         position, now = self.sim.events, self.sim.now
-        sim = self._build(log)
-        sim.run(until=now, max_events=max(last.after_event, position - made))
-        self.sim = sim
+        replay = self._build(log)
+        replay.sim.run(until=now, max_events=max(last.after_event, position - made))
+        self.adopt(replay)
         return last.action
 
     def _events_made(self, number: int) -> int:
@@ -209,8 +225,9 @@ class Session:
 
     # --------------------------------------------------------------------------- what-if
 
-    def fork(self, name: str | None = None) -> Session:
-        """An independent session at the same event, sharing the loaded inputs."""
+    def fork(self, name: str | None = None, *, run: bool = True) -> Session:
+        """An independent session at the same event (at its start when not ``run``: advance it to
+        :attr:`events` yourself), sharing the loaded inputs."""
         twin = Session(
             self.options,
             self.actions,
@@ -218,7 +235,8 @@ class Session:
             inputs=(self.machine, self.workload),
             keep_history=False,
         )
-        twin.sim.run_to_event(self.sim.events)
+        if run:
+            twin.sim.run_to_event(self.sim.events)
         return twin
 
     def finished(self) -> Simulation:

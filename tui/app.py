@@ -8,6 +8,7 @@ session's action log, so a saved scenario replays to the same results."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import replace
 from functools import partial
@@ -28,10 +29,11 @@ from meshsim.engine.errors import MeshsimError
 from meshsim.engine.runcase import RunOptions
 from meshsim.engine.session import Session
 from meshsim.tui import commands, tasks
-from meshsim.tui.driver import DEFAULT_SPEED, Command, Frame, Live
-from meshsim.tui.engine_process import EngineProcess, Opening
+from meshsim.tui.driver import DEFAULT_SPEED, Command, Frame, Live, LongCommand, Progress
+from meshsim.tui.engine_process import CancelCommand, EngineProcess, Opening
 from meshsim.tui.queue_view import QueueFilter
 from meshsim.tui.screens.confirm import ConfirmScreen
+from meshsim.tui.screens.progress import ProgressScreen
 from meshsim.tui.widgets.event_log import EventLog
 from meshsim.tui.widgets.footer import ConsoleFooter
 from meshsim.tui.widgets.machine_map import MachineMap
@@ -43,6 +45,9 @@ from meshsim.tui.widgets.timeline import Timeline
 
 SPEEDS = (1.0, 10.0, 60.0, 600.0, 3600.0, 21600.0, 86400.0, math.inf)
 """Live speeds (simulated seconds per wall second) that ``+`` and ``-`` step through."""
+
+PROGRESS_AFTER = 0.3
+"""Seconds a long command (go-to, what-if, export) runs before its progress is shown."""
 
 RUNNING_MIN = 8
 """Lines of the left column the map leaves to the running jobs (border, header and five jobs; the
@@ -59,6 +64,14 @@ class FrameReady(Message):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, FrameReady) and not self.frame.answers
+
+
+class ProgressReady(Message):
+    """A long command's progress report from the engine."""
+
+    def __init__(self, progress: Progress) -> None:
+        super().__init__()
+        self.progress = progress
 
 
 class EngineEnded(Message):
@@ -170,6 +183,10 @@ class MeshsimApp(App[None]):
         self._saved_actions = 0
         """Operator actions in the log when the scenario was last saved (or the console opened)."""
         self._metrics_shown: dict[str, float | int] | None = None
+        self._tickets = itertools.count(1)
+        self._long: tuple[int, str, str] | None = None
+        """The long command running: its ticket, label and title."""
+        self._progress: Progress | None = None
         self._panes: tuple[Any, ...] | None = None
         """The panes a frame updates, found once instead of by five DOM queries per frame (0.65 ms
         of each live frame under cProfile)."""
@@ -195,7 +212,7 @@ class MeshsimApp(App[None]):
 
     def on_mount(self) -> None:
         self.query_one("#map").border_title = "machine"
-        self.engine.listen(self._publish, self._ended)
+        self.engine.listen(self._publish, self._ended, self._progressed)
         if self._start_live:
             self.action_toggle_live()
 
@@ -216,6 +233,44 @@ class MeshsimApp(App[None]):
         """Reader thread: hand a frame to the UI."""
         self.post_message(FrameReady(frame))
 
+    def _progressed(self, progress: Progress) -> None:
+        """Reader thread: a long command's progress."""
+        self.post_message(ProgressReady(progress))
+
+    @on(ProgressReady)
+    def _on_progress(self, message: ProgressReady) -> None:
+        self._progress = message.progress
+        if isinstance(self.screen, ProgressScreen):
+            self.screen.show(message.progress)
+
+    def run_long(self, command: LongCommand, label: str, title: str) -> None:
+        """Send a long command with a ticket of its own; its progress shows after
+        :data:`PROGRESS_AFTER` seconds, with a way to cancel it."""
+        ticket = next(self._tickets)
+        self._long = (ticket, label, title)
+        self._progress = None
+        self.send(replace(command, ticket=ticket), label)
+        self.set_timer(PROGRESS_AFTER, partial(self._show_progress, ticket))
+
+    def _show_progress(self, ticket: int) -> None:
+        if self._long is None or self._long[0] != ticket:
+            return
+        screen = ProgressScreen(self._long[2], partial(self._cancel_long, ticket))
+        if self._progress is not None:
+            screen.show(self._progress)
+        self.push_screen(screen)
+
+    def _cancel_long(self, ticket: int) -> None:
+        self.send(CancelCommand(ticket))
+
+    def _long_done(self, frame: Frame) -> None:
+        """The answer of the long command running has come: close its progress."""
+        if self._long is None or frame.label != self._long[1]:
+            return
+        self._long = None
+        if isinstance(self.screen, ProgressScreen):
+            self.pop_screen()
+
     def _ended(self, reason: str) -> None:
         """Reader thread: the engine process is gone."""
         self.post_message(EngineEnded(reason))
@@ -225,7 +280,7 @@ class MeshsimApp(App[None]):
         self._engine_ended = message.reason
         self.notify(message.reason, title="engine", severity="error", timeout=30)
 
-    def send(self, command: Command | Live, label: str = "") -> None:
+    def send(self, command: Command | Live | CancelCommand, label: str = "") -> None:
         """Queue work for the engine process (the UI never touches the session itself); a command
         must pickle (:mod:`meshsim.tui.tasks`)."""
         try:
@@ -281,6 +336,8 @@ class MeshsimApp(App[None]):
             else:
                 events.show(snap)
         self.call_after_refresh(self._drawn)
+        if frame.answers:
+            self._long_done(frame)
         if frame.error:
             self.notify(frame.error, title=frame.label or "error", severity="error")
         elif frame.result is not None:
@@ -335,12 +392,7 @@ class MeshsimApp(App[None]):
         if target is None:
             return
         kind, value = target
-        if kind == "event":
-            self.send(partial(Session.goto_event, number=int(value)), "go to")
-        elif kind == "later":
-            self.send(partial(tasks.goto_later, seconds=value), "go to")
-        else:
-            self.send(partial(Session.goto_time, time=value), "go to")
+        self.run_long(tasks.GoTo(kind, value), "go to", "Going to " + commands.target_text(target))
 
     def action_next_tab(self) -> None:
         tabs = self.query_one("#lower", TabbedContent)
@@ -513,8 +565,7 @@ class MeshsimApp(App[None]):
 
     def _what_if(self, change: tasks.WhatIf | None) -> None:
         if change is not None:
-            self.notify("running both branches…", timeout=2)
-            self.send(change.run, "what-if")
+            self.run_long(change, "what-if", "What-if: running both branches")
 
     def action_save_scenario(self) -> None:
         self.push_screen(
@@ -532,8 +583,7 @@ class MeshsimApp(App[None]):
 
     def _export(self, folder: Path | None) -> None:
         if folder is not None:
-            self.notify("running a copy to the end…", timeout=2)
-            self.send(partial(tasks.export, folder=folder), "exported")
+            self.run_long(tasks.Export(folder), "exported", "Export: running a copy to the end")
 
     def action_screenshot_svg(self) -> None:
         path = Path(self.save_screenshot(filename=self._default_name("svg")))

@@ -85,6 +85,14 @@ def refuse(machine: Machine, action: Action, policy: Policy | None = None) -> Ac
     return action
 
 
+def target_text(target: tuple[str, float]) -> str:
+    """A go-to target in words: ``event 1,200``, ``day 3 12:00:00``, ``2h later``."""
+    kind, value = target
+    if kind == "event":
+        return f"event {int(value):,}"
+    return f"{duration(value)} later" if kind == "later" else clock(value)
+
+
 # ---------------------------------------------------------------------- forms
 
 

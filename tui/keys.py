@@ -13,6 +13,7 @@ from textual.screen import Screen
 
 from meshsim.tui.screens.confirm import ConfirmScreen
 from meshsim.tui.screens.form import Choice, FormScreen
+from meshsim.tui.screens.progress import ProgressScreen
 from meshsim.tui.screens.report import ReportScreen
 from meshsim.tui.widgets.event_log import LogLines
 from meshsim.tui.widgets.machine_map import MachineMap
@@ -73,6 +74,7 @@ def key_sections(console: Sequence[BindingType]) -> tuple[KeySection, ...]:
                     *ConfirmScreen.BINDINGS,
                     *FormScreen.BINDINGS,
                     *Choice.BINDINGS,
+                    *ProgressScreen.BINDINGS,
                 ]
             ),
         ),
