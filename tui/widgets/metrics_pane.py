@@ -30,8 +30,9 @@ def series_title(key: str, title: str, data: list[float]) -> str:
     """A sparkline's label: its name, the last bucket's value, and the smallest and largest."""
     if not data:
         return title
-    last, low, high = (series_value(key, v) for v in (data[-1], min(data), max(data)))
-    return f"{title}  {last} now · min {low} · max {high}"
+    last = series_value(key, data[-1])
+    low, high = (series_value(key, v).removesuffix(" jobs") for v in (min(data), max(data)))
+    return f"{title}  {last} now · range {low} – {high}"
 
 
 def axis_text(series: SeriesView | None, now: float, width: int) -> str:
