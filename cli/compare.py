@@ -17,6 +17,7 @@ from meshsim.cli.output import out
 from meshsim.cli.recorded_view import print_ranking
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.families.nqs.queue_map import parse_queue_map
+from meshsim.engine.kernel.metrics import LOWER, METRIC_INFO
 from meshsim.engine.logs.options import LogOptions
 from meshsim.engine.recorded_ranking import rank_recorded, ranking_files
 from meshsim.engine.tools.compare import METRICS, PRESETS, Config, compare, gains
@@ -246,7 +247,8 @@ def _print(outcomes, rows, configs, parts) -> None:  # type: ignore[no-untyped-d
             )
     out.print(base)
     for m in METRICS:
-        t = Table(title=f"relative gain in {LABELS[m]}: (base - new) / base", header_style="bold")
+        formula = "(base - new) / base" if METRIC_INFO[m].better == LOWER else "(new - base) / base"
+        t = Table(title=f"relative gain in {LABELS[m]}: {formula}", header_style="bold")
         t.add_column("configuration")
         for p in parts:
             t.add_column(p, justify="right")

@@ -14,6 +14,7 @@ from meshsim.cli import interrupts
 from meshsim.cli import options as opt
 from meshsim.cli.output import fail, interactive, out
 from meshsim.cli.recorded_view import print_loading, print_recorded
+from meshsim.engine.kernel.metrics import SUMMARY, metric_info, metric_text
 from meshsim.engine.kernel.reports import REPORTS, ReportTable, csv_text
 from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.logs.reasons import RECORD_REASONS
@@ -261,6 +262,18 @@ def _drive(sim: Simulation, *, show_progress: bool) -> None:
             progress.update(task, completed=min(now - first, span), jobs=f"event {sim.events}")
 
 
+PAIR = "intra / inter-job contention"
+CONTENTION = (
+    "max_contention_time_mean",
+    PAIR,
+    "balance_time_mean",
+    "network_throughput_mb_s_time_mean",
+    "nodes_affected_mean",
+)
+"""The summary's contention rows on a machine with I/O nodes (the intra- and inter-job means as
+one row)."""
+
+
 def _print_summary(document: dict) -> None:
     from rich.table import Table
 
@@ -274,30 +287,13 @@ def _print_summary(document: dict) -> None:
     table = Table(title=title, show_header=True, header_style="bold")
     table.add_column("metric")
     table.add_column("value", justify="right")
+    keys = SUMMARY + (CONTENTION if "network_throughput_mb_s_time_mean" in m else ())
     rows = [
-        ("jobs", f"{m['jobs']:,}"),
-        ("avg wait", _duration(m["avg_wait_s"])),
-        ("max wait", _duration(m["max_wait_s"])),
-        ("avg response", _duration(m["avg_response_s"])),
-        ("avg bounded slowdown", _number(m["avg_bsld"], ".2f")),
-        ("utilization", _number(m["utilization"], ".1%")),
-        ("allocated utilization", _number(m["allocated_utilization"], ".1%")),
-        ("unused capacity", _number(m["unused_capacity"], ".1%")),
-        ("lost capacity", _number(m["lost_capacity"], ".1%")),
-        ("loss of capacity (LoC)", _number(m["loss_of_capacity"], ".3f")),
-        ("makespan", _duration(m["makespan_s"])),
+        (PAIR, _pair(m, "intra", "inter"))
+        if key == PAIR
+        else (metric_info(key).label, metric_text(key, m[key]))
+        for key in keys
     ]
-    if "network_throughput_mb_s_time_mean" in m:
-        rows += [
-            ("max_contention (time mean)", _number(m["max_contention_time_mean"], ".1f")),
-            ("intra / inter-job contention", _pair(m, "intra", "inter")),
-            ("balance factor (time mean)", _number(m["balance_time_mean"], ".2f")),
-            (
-                "network throughput",
-                _number(m["network_throughput_mb_s_time_mean"], ",.0f", " MB/s"),
-            ),
-            ("nodes affected (mean)", _number(m["nodes_affected_mean"], ".1f")),
-        ]
     for name, value in rows:
         table.add_row(name, value)
     out.print(table)
@@ -339,23 +335,11 @@ def _tally(reasons: Iterable[str]) -> dict[str, int]:
     return counts
 
 
-def _number(value: float | None, spec: str, unit: str = "") -> str:
-    """A metric in ``spec`` format, or a dash when it is undefined (null)."""
-    return "—" if value is None else format(value, spec) + unit
-
-
 def _pair(m: dict, first: str, second: str) -> str:
     a, b = m[f"{first}_contention_time_mean"], m[f"{second}_contention_time_mean"]
     return f"{_number(a, '.1f')} / {_number(b, '.1f')}"
 
 
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "—"
-    if seconds < 120:
-        return f"{seconds:.1f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.1f} min"
-    if seconds < 172800:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.1f} d"
+def _number(value: float | None, spec: str) -> str:
+    """A value in ``spec`` format, or a dash when it is undefined (null)."""
+    return "—" if value is None else format(value, spec)

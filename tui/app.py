@@ -8,6 +8,7 @@ session's action log, so a saved scenario replays to the same results."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import replace
 from functools import partial
@@ -20,18 +21,20 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import TabbedContent, TabPane
+from textual.widgets import Input, TabbedContent, TabPane
 
 from meshsim.engine.core.bundled import bundled_file
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.kernel.actions import Action, Cancel, Hold, ReleaseHold, SetPolicy, Submit
 from meshsim.engine.tools.runcase import RunOptions
 from meshsim.tui import commands
-from meshsim.tui.driver import DEFAULT_SPEED, Frame
+from meshsim.tui.driver import DEFAULT_SPEED, Frame, Progress
 from meshsim.tui.engine_process import EngineProcess, Opening
+from meshsim.tui.queue_view import QueueFilter
 from meshsim.tui.requests import (
     Act,
     Back,
+    CancelLong,
     Export,
     GoLater,
     GoToEvent,
@@ -39,15 +42,20 @@ from meshsim.tui.requests import (
     InspectJob,
     InspectUnit,
     Live,
+    LongRequest,
     Request,
     ReserveBlock,
     Save,
+    SearchLog,
     Step,
     StepToStart,
     Undo,
+    Vet,
+    Vetted,
     WhatIf,
 )
 from meshsim.tui.screens.confirm import ConfirmScreen
+from meshsim.tui.screens.progress import ProgressScreen
 from meshsim.tui.widgets.event_log import EventLog
 from meshsim.tui.widgets.footer import ConsoleFooter
 from meshsim.tui.widgets.machine_map import MachineMap
@@ -60,6 +68,13 @@ from meshsim.tui.widgets.timeline import Timeline
 SPEEDS = (1.0, 10.0, 60.0, 600.0, 3600.0, 21600.0, 86400.0, math.inf)
 """Live speeds (simulated seconds per wall second) that ``+`` and ``-`` step through."""
 
+PROGRESS_AFTER = 0.3
+"""Seconds a long command (go-to, what-if, export) runs before its progress is shown."""
+
+RUNNING_MIN = 8
+"""Lines of the left column the map leaves to the running jobs (border, header and five jobs; the
+same as the running table's ``min-height`` in app.tcss)."""
+
 
 class FrameReady(Message):
     """A frame from the engine; a newer one replaces an unprocessed older one, unless the older one
@@ -71,6 +86,14 @@ class FrameReady(Message):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, FrameReady) and not self.frame.answers
+
+
+class ProgressReady(Message):
+    """A long command's progress report from the engine."""
+
+    def __init__(self, progress: Progress) -> None:
+        super().__init__()
+        self.progress = progress
 
 
 class EngineEnded(Message):
@@ -131,7 +154,13 @@ class MeshsimApp(App[None]):
         _binding("g", "goto", "Go to", "Go to a simulated time or an event number"),
         _binding("plus,equals_sign", "faster", "Faster", "Raise the live speed", show=False),
         _binding("minus", "slower", "Slower", "Lower the live speed", show=False),
-        _binding("slash", "find_job", "Find job", "Inspect a job by its number"),
+        _binding(
+            "slash",
+            "filter_queue",
+            "Filter",
+            "Filter the waiting queue (user=12 size>=512 queue=3 state=held, a job number)",
+        ),
+        _binding("number_sign", "find_job", "Find job", "Inspect a job by its number"),
         _binding("i", "inspect", "Inspect", "Inspect the selected job or unit"),
         _binding("a", "submit_job", "Submit", "Submit a job now", show=False),
         _binding("h", "hold", "Hold", "Hold the selected waiting job", show=False),
@@ -176,6 +205,10 @@ class MeshsimApp(App[None]):
         self._saved_actions = 0
         """Operator actions in the log when the scenario was last saved (or the console opened)."""
         self._metrics_shown: dict[str, float | int] | None = None
+        self._tickets = itertools.count(1)
+        self._long: tuple[int, str, str] | None = None
+        """The long command running: its ticket, label and title."""
+        self._progress: Progress | None = None
         self._panes: tuple[Any, ...] | None = None
         """The panes a frame updates, found once instead of by five DOM queries per frame (0.65 ms
         of each live frame under cProfile)."""
@@ -186,7 +219,7 @@ class MeshsimApp(App[None]):
         yield StatusBar(id="status")
         with Horizontal(id="main"):
             with Vertical(id="left"):
-                yield MachineMap(id="map")
+                yield MachineMap(id="map", leave=RUNNING_MIN)
                 yield RunningTable(id="running")
             with Vertical(id="right"):
                 yield QueueList(id="queue")
@@ -201,18 +234,64 @@ class MeshsimApp(App[None]):
 
     def on_mount(self) -> None:
         self.query_one("#map").border_title = "machine"
-        self.engine.listen(self._publish, self._ended)
+        self.engine.listen(self._publish, self._ended, self._progressed)
         if self._start_live:
             self.action_toggle_live()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``space`` is a priority key (it runs or pauses whatever pane has the focus), so it would
+        reach the app from a dialog too: in a form or a text field it is a space, or opens a
+        choice's list, and never starts the run."""
+        typing = isinstance(self.screen, ModalScreen) or isinstance(self.focused, Input)
+        return not (action == "toggle_live" and typing)
+
     def on_resize(self) -> None:
         self.set_class(self.size.height < 30, "short")
+        self.call_after_refresh(self.query_one(MachineMap).refit)
 
     # ------------------------------------------------------------------ engine process
 
     def _publish(self, frame: Frame) -> None:
         """Reader thread: hand a frame to the UI."""
         self.post_message(FrameReady(frame))
+
+    def _progressed(self, progress: Progress) -> None:
+        """Reader thread: a long command's progress."""
+        self.post_message(ProgressReady(progress))
+
+    @on(ProgressReady)
+    def _on_progress(self, message: ProgressReady) -> None:
+        self._progress = message.progress
+        if isinstance(self.screen, ProgressScreen):
+            self.screen.show(message.progress)
+
+    def run_long(self, command: LongRequest, label: str, title: str) -> None:
+        """Send a long command with a ticket of its own; its progress shows after
+        :data:`PROGRESS_AFTER` seconds, with a way to cancel it."""
+        ticket = next(self._tickets)
+        self._long = (ticket, label, title)
+        self._progress = None
+        self.send(replace(command, ticket=ticket), label)
+        self.set_timer(PROGRESS_AFTER, partial(self._show_progress, ticket))
+
+    def _show_progress(self, ticket: int) -> None:
+        if self._long is None or self._long[0] != ticket:
+            return
+        screen = ProgressScreen(self._long[2], partial(self._cancel_long, ticket))
+        if self._progress is not None:
+            screen.show(self._progress)
+        self.push_screen(screen)
+
+    def _cancel_long(self, ticket: int) -> None:
+        self.send(CancelLong(ticket))
+
+    def _long_done(self, frame: Frame) -> None:
+        """The answer of the long command running has come: close its progress."""
+        if self._long is None or frame.label != self._long[1]:
+            return
+        self._long = None
+        if isinstance(self.screen, ProgressScreen):
+            self.pop_screen()
 
     def _ended(self, reason: str) -> None:
         """Reader thread: the engine process is gone."""
@@ -269,8 +348,6 @@ class MeshsimApp(App[None]):
             running.show(snap)
             running.border_title = f"running · {len(snap.running):,}"
             queue.show(snap)
-            held = f" + {len(snap.held):,} held" if snap.held else ""
-            queue.border_title = f"waiting queue · {len(snap.waiting):,}{held}"
             lower = tabs.active
             if lower == "tab-metrics":
                 if not frame.live or frame.metrics is not self._metrics_shown:
@@ -281,6 +358,8 @@ class MeshsimApp(App[None]):
             else:
                 events.show(snap)
         self.call_after_refresh(self._drawn)
+        if frame.answers:
+            self._long_done(frame)
         if frame.error:
             self.notify(frame.error, title=frame.label or "error", severity="error")
         elif frame.result is not None:
@@ -335,12 +414,13 @@ class MeshsimApp(App[None]):
         if target is None:
             return
         kind, value = target
+        title = "Going to " + commands.target_text(target)
         if kind == "event":
-            self.send(GoToEvent(int(value)), "go to")
+            self.run_long(GoToEvent(int(value)), "go to", title)
         elif kind == "later":
-            self.send(GoLater(value), "go to")
+            self.run_long(GoLater(value), "go to", title)
         else:
-            self.send(GoToTime(value), "go to")
+            self.run_long(GoToTime(value), "go to", title)
 
     def action_next_tab(self) -> None:
         tabs = self.query_one("#lower", TabbedContent)
@@ -376,9 +456,21 @@ class MeshsimApp(App[None]):
     def _on_job_selected(self, message: QueueList.JobSelected | RunningTable.JobSelected) -> None:
         self._inspect_job(message.job_id)
 
+    @on(EventLog.SearchWanted)
+    def _on_search(self, message: EventLog.SearchWanted) -> None:
+        self.send(SearchLog(message.query, message.before), "search")
+
     @on(MachineMap.UnitSelected)
     def _on_unit_selected(self, message: MachineMap.UnitSelected) -> None:
         self._inspect_unit(message.cell)
+
+    def action_filter_queue(self) -> None:
+        queue = self.query_one(QueueList)
+        self.push_screen(commands.filter_form(queue.filter), self._filtered)
+
+    def _filtered(self, chosen: QueueFilter | None) -> None:
+        if chosen is not None:
+            self.query_one(QueueList).set_filter(chosen if chosen.text else None)
 
     def action_find_job(self) -> None:
         self.push_screen(commands.job_form("Find job"), self._found)
@@ -396,11 +488,11 @@ class MeshsimApp(App[None]):
         self.send(Act(action), label)
 
     def action_submit_job(self) -> None:
-        self.push_screen(commands.submit_form(self.machine.nodes), self._submitted)
+        self.push_screen(commands.submit_form(self.machine), self._submitted)
 
-    def _submitted(self, values: dict[str, Any] | None) -> None:
-        if values is not None:
-            self._act(Submit(time=0.0, **values), "submit")
+    def _submitted(self, action: Submit | None) -> None:
+        if action is not None:
+            self._act(action, "submit")
 
     def _job_action(self, cls: type, label: str) -> None:
         job_id = self._selected_job()
@@ -420,19 +512,20 @@ class MeshsimApp(App[None]):
         if job_id is None:
             self._job_action(Cancel, "cancel")
             return
-        self._confirm(
-            "Cancel job",
-            f"Cancel job {job_id}? It leaves the run (z undoes it).",
-            partial(self._act, Cancel(time=0.0, job_id=job_id), "cancel"),
-        )
+        self._vet(Cancel(time=0.0, job_id=job_id), "cancel")
 
     def action_fail_unit(self) -> None:
-        action = commands.fail_action(self.machine, self.query_one(MachineMap).cursor)
-        self._confirm(
-            "Fail unit",
-            f"Fail {action.unit}? The job on it is killed and the unit is down until repaired.",
-            partial(self._act, action, "fail"),
-        )
+        self._vet(commands.fail_action(self.machine, self.query_one(MachineMap).cursor), "fail")
+
+    def _vet(self, action: Action, label: str) -> None:
+        """Ask the engine whether ``action`` could apply now; the answer
+        (:class:`~meshsim.tui.requests.Vetted`) opens the confirmation, a refusal is shown instead
+        of it (:meth:`confirm_action`)."""
+        self.send(Vet(action), label)
+
+    def confirm_action(self, vetted: Vetted, label: str) -> None:
+        """Ask before a destructive action the engine has found possible; apply it on yes."""
+        self._confirm(vetted.title, vetted.question, partial(self._act, vetted.action, label))
 
     def _confirm(self, title: str, question: str, then: Any) -> None:
         """Ask before a destructive action; ``then()`` runs only on yes."""
@@ -464,7 +557,9 @@ class MeshsimApp(App[None]):
             )
 
     def action_policy(self) -> None:
-        self.push_screen(commands.policy_form(self.frame), self._policy)
+        if self.frame is not None:
+            form = commands.policy_form(self.machine, self.frame.snapshot.policy)
+            self.push_screen(form, self._policy)
 
     def _policy(self, changes: dict[str, str] | None) -> None:
         if changes:
@@ -496,12 +591,14 @@ class MeshsimApp(App[None]):
     # ------------------------------------------------------------------ what-if, files
 
     def action_what_if(self) -> None:
-        self.push_screen(commands.what_if_form(self.frame), self._what_if)
+        if self.frame is not None:
+            snap = self.frame.snapshot
+            form = commands.what_if_form(self.machine, snap.policy, snap.time)
+            self.push_screen(form, self._what_if)
 
     def _what_if(self, change: WhatIf | None) -> None:
         if change is not None:
-            self.notify("running both branches…", timeout=2)
-            self.send(change, "what-if")
+            self.run_long(change, "what-if", "What-if: running both branches")
 
     def action_save_scenario(self) -> None:
         self.push_screen(
@@ -519,8 +616,7 @@ class MeshsimApp(App[None]):
 
     def _export(self, folder: Path | None) -> None:
         if folder is not None:
-            self.notify("running a copy to the end…", timeout=2)
-            self.send(Export(folder), "exported")
+            self.run_long(Export(folder), "exported", "Export: running a copy to the end")
 
     def action_screenshot_svg(self) -> None:
         path = Path(self.save_screenshot(filename=self._default_name("svg")))

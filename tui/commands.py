@@ -11,37 +11,43 @@ from functools import singledispatch
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rich import box
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import SystemCommand
 
-from meshsim.engine.allocation.allocator import ALLOCATORS
 from meshsim.engine.core.errors import MeshsimError
-from meshsim.engine.kernel.actions import Action, Fail, Repair
-from meshsim.engine.scheduling.backfill import BACKFILLS
-from meshsim.engine.scheduling.disciplines import DISCIPLINES
-from meshsim.engine.scheduling.orders import QUEUE_ORDERS
+from meshsim.engine.core.policy import Policy
+from meshsim.engine.kernel.action_checks import policy_choices, static_refusal
+from meshsim.engine.kernel.actions import Action, Fail, Repair, Reserve, SetPolicy, Submit
+from meshsim.engine.kernel.history import HistoryPage, log_line
+from meshsim.engine.kernel.metrics import metric_info, metric_text
 from meshsim.engine.tools.session import JobDetails
 from meshsim.engine.topology.machines import Machine
 from meshsim.engine.topology.units import UnitInfo, unit_name
-from meshsim.tui.driver import Frame
-from meshsim.tui.format import clock, duration, number, shape_text
+from meshsim.tui.format import clock, duration, shape_text
 from meshsim.tui.keys import key_sections
-from meshsim.tui.requests import WhatIf, WhatIfResult
-from meshsim.tui.screens.form import FormScreen
+from meshsim.tui.queue_view import QueueFilter, parse_filter
+from meshsim.tui.requests import Vetted, WhatIf, WhatIfResult
+from meshsim.tui.screens.form import Field, FormScreen
 from meshsim.tui.screens.report import ReportScreen
+from meshsim.tui.widgets.event_log import EventLog
 
 if TYPE_CHECKING:
     from meshsim.tui.app import MeshsimApp
 
 POLICY_FIELDS = (
-    ("queue", "queue order", QUEUE_ORDERS),
-    ("discipline", "start discipline", DISCIPLINES),
-    ("backfill", "backfilling", BACKFILLS),
-    ("allocator", "allocator", ALLOCATORS),
+    ("queue", "queue order"),
+    ("discipline", "start discipline"),
+    ("backfill", "backfilling"),
+    ("allocator", "allocator"),
 )
-"""The policy fields an operator may change from now on, with the registry of valid names."""
+"""The policy fields an operator may change from now on; their valid names on a machine are
+:func:`~meshsim.engine.kernel.action_checks.policy_choices`."""
+
+UNCHANGED = ("(unchanged)", "")
+"""The choice that leaves a field of a what-if branch as it is."""
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhd]?)$")
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
@@ -71,13 +77,30 @@ def parse_target(text: str) -> tuple[str, float]:
     return "time", parse_duration(raw, "go to")
 
 
+def refuse(machine: Machine, action: Action, policy: Policy | None = None) -> Action:
+    """``action``, or the form's error when it can never apply on ``machine`` (the engine's rules,
+    :func:`~meshsim.engine.kernel.action_checks.static_refusal`)."""
+    problem = static_refusal(machine, action, migrate=bool(policy and policy.migrate))
+    if problem:
+        raise MeshsimError(problem)
+    return action
+
+
+def target_text(target: tuple[str, float]) -> str:
+    """A go-to target in words: ``event 1,200``, ``day 3 12:00:00``, ``2h later``."""
+    kind, value = target
+    if kind == "event":
+        return f"event {int(value):,}"
+    return f"{duration(value)} later" if kind == "later" else clock(value)
+
+
 # ---------------------------------------------------------------------- forms
 
 
 def goto_form() -> FormScreen:
     return FormScreen(
         "Go to",
-        [("target", "event (#1200), time (day 3 12:00, 86400, 36h) or +duration (+2h)", "")],
+        [Field("target", "event (#1200), time (day 3 12:00, 86400, 36h) or +duration (+2h)")],
         lambda v: parse_target(v["target"]),
         "Going back replays the run from its start with the same actions.",
     )
@@ -90,23 +113,41 @@ def _job_number(text: str) -> int:
 
 
 def job_form(title: str) -> FormScreen:
-    return FormScreen(title, [("job", "job number", "")], lambda v: _job_number(v["job"]))
+    return FormScreen(title, [Field("job", "job number")], lambda v: _job_number(v["job"]))
 
 
-def submit_form(max_nodes: int) -> FormScreen:
-    def check(v: dict[str, str]) -> dict[str, Any]:
-        if not v["size"].isdigit() or not 1 <= int(v["size"]) <= max_nodes:
-            raise MeshsimError(f"size must be 1..{max_nodes} nodes, got {v['size']!r}")
+def filter_form(current: QueueFilter | None) -> FormScreen:
+    """The waiting queue's filter (:func:`~meshsim.tui.queue_view.parse_filter`); empty lists every
+    job."""
+    return FormScreen(
+        "Filter the waiting queue",
+        [
+            Field(
+                "filter",
+                "user=12 size>=512 queue=3 state=held|blocked|waiting, a job number; empty: all",
+                current.text if current is not None else "",
+            )
+        ],
+        lambda v: parse_filter(v["filter"]),
+        "All the words must hold. The pane's title shows the filter in use.",
+    )
+
+
+def submit_form(machine: Machine) -> FormScreen:
+    def check(v: dict[str, str]) -> Submit:
+        if not v["size"].isdigit():
+            raise MeshsimError(f"size must be 1..{machine.nodes} nodes, got {v['size']!r}")
         runtime = parse_duration(v["runtime"], "runtime")
         estimate = parse_duration(v["estimate"], "estimate") if v["estimate"] else -1.0
-        return {"size": int(v["size"]), "runtime": runtime, "estimate": estimate}
+        action = Submit(time=0.0, size=int(v["size"]), runtime=runtime, estimate=estimate)
+        return refuse(machine, action)
 
     return FormScreen(
         "Submit a job now",
         [
-            ("size", "size (nodes)", "512"),
-            ("runtime", "runtime", "1h"),
-            ("estimate", "estimate (empty: the runtime)", ""),
+            Field("size", f"size (1..{machine.nodes:,} nodes)", str(min(512, machine.nodes))),
+            Field("runtime", "runtime", "1h"),
+            Field("estimate", "estimate (empty: the runtime)"),
         ],
         check,
     )
@@ -116,18 +157,22 @@ def reserve_form(machine: Machine, cell: int) -> FormScreen:
     def check(v: dict[str, str]) -> dict[str, Any]:
         if not v["block"]:
             raise MeshsimError("name the block to reserve")
+        length = parse_duration(v["length"], "lasts")
+        if length <= 0:
+            raise MeshsimError("lasts: a reservation lasts longer than 0")
+        refuse(machine, Reserve(time=0.0, block=v["block"], until=length))
         return {
             "block": v["block"],
             "start": parse_duration(v["start"], "starts in") if v["start"] else 0.0,
-            "length": parse_duration(v["length"], "lasts"),
+            "length": length,
         }
 
     return FormScreen(
         "Reserve a block (maintenance drain)",
         [
-            ("block", "units: names, a box '0,0 4x4', or a partition", unit_name(machine, cell)),
-            ("start", "starts in (from now)", "0"),
-            ("length", "lasts", "4h"),
+            Field("block", "units: names, a box 0,0 4x4 or a partition", unit_name(machine, cell)),
+            Field("start", "starts in (from now)", "0"),
+            Field("length", "lasts", "4h"),
         ],
         check,
         "Idle units are reserved when it starts, busy ones as their jobs end; all return after.",
@@ -142,30 +187,43 @@ def repair_action(machine: Machine, cell: int) -> Repair:
     return Repair(time=0.0, unit=unit_name(machine, cell))
 
 
-def _policy_changes(values: dict[str, str], frame: Frame | None) -> dict[str, str]:
-    current = frame.snapshot.policy if frame else None
-    changes = {}
-    for name, label, registry in POLICY_FIELDS:
-        value = values[name]
-        if not value or (current is not None and getattr(current, name) == value):
-            continue
-        if value not in registry.names():
-            raise MeshsimError(f"unknown {label} '{value}' (valid: {', '.join(registry.names())})")
-        changes[name] = value
+def _current(policy: Policy, machine: Machine, name: str) -> str:
+    value = getattr(policy, name)
+    return machine.default_allocator if name == "allocator" and value is None else str(value)
+
+
+def _policy_field(machine: Machine, policy: Policy, name: str, label: str, branch: bool) -> Field:
+    names = policy_choices(machine, name, migrate=policy.migrate)
+    current = _current(policy, machine, name)
+    choices = tuple((n + (" (now)" if n == current else ""), n) for n in names)
+    if branch:
+        return Field(name, f"{label} in the branch", "", (UNCHANGED, *choices))
+    return Field(name, label, current, choices)
+
+
+def _policy_changes(values: dict[str, str], machine: Machine, policy: Policy) -> dict[str, str]:
+    changes = {
+        name: values[name]
+        for name, _ in POLICY_FIELDS
+        if values[name] and values[name] != _current(policy, machine, name)
+    }
+    if changes:
+        refuse(machine, SetPolicy(time=0.0, **changes), policy)
     return changes
 
 
-def policy_form(frame: Frame | None) -> FormScreen:
-    policy = frame.snapshot.policy if frame else None
-    fields = [
-        (
-            name,
-            f"{label} ({', '.join(registry.names())})",
-            (getattr(policy, name) or "") if policy else "",
-        )
-        for name, label, registry in POLICY_FIELDS
-    ]
-    return FormScreen("Change policy from now on", fields, lambda v: _policy_changes(v, frame))
+def policy_form(machine: Machine, policy: Policy) -> FormScreen:
+    """The policy from now on: each field offers the names valid on this machine, the current one
+    chosen."""
+    fields = [_policy_field(machine, policy, name, label, False) for name, label in POLICY_FIELDS]
+
+    def check(v: dict[str, str]) -> dict[str, str]:
+        changes = _policy_changes(v, machine, policy)
+        if not changes:
+            raise MeshsimError("nothing changed: choose another value in a field")
+        return changes
+
+    return FormScreen("Change policy from now on", fields, check)
 
 
 def path_form(title: str, default: str) -> FormScreen:
@@ -174,26 +232,31 @@ def path_form(title: str, default: str) -> FormScreen:
             raise MeshsimError("give a file or folder name")
         return Path(v["path"]).expanduser()
 
-    return FormScreen(title, [("path", "path", default)], check)
+    return FormScreen(title, [Field("path", "path", default)], check)
 
 
 # ---------------------------------------------------------------------- what-if
 
 
-def what_if_form(frame: Frame | None) -> FormScreen:
+def what_if_form(machine: Machine, policy: Policy, now: float) -> FormScreen:
+    """Fork now; the branch may change any policy field (the names valid on this machine) and fail
+    a unit."""
     policy_fields = [
-        (name, f"{label} in the branch (empty: unchanged)", "") for name, label, _ in POLICY_FIELDS
+        _policy_field(machine, policy, name, label, True) for name, label in POLICY_FIELDS
     ]
 
     def check(v: dict[str, str]) -> WhatIf:
-        changes = _policy_changes(v, frame)
+        changes = _policy_changes(v, machine, policy)
+        if v["fail"]:
+            refuse(machine, Fail(time=0.0, unit=v["fail"]))
         until = None
         if v["until"]:
             kind, value = parse_target(v["until"])
             if kind == "event":
                 raise MeshsimError("compare until a time (day 3, 36h, +2h), not an event")
-            now = frame.snapshot.time if frame else 0.0
             until = now + value if kind == "later" else value
+            if until <= now:
+                raise MeshsimError(f"run until a time after now ({clock(now)})")
         if not changes and not v["fail"]:
             raise MeshsimError("change at least one thing in the branch")
         return WhatIf(changes, v["fail"], until)
@@ -202,10 +265,11 @@ def what_if_form(frame: Frame | None) -> FormScreen:
         "What if… (fork now, change the branch, run both)",
         [
             *policy_fields,
-            ("fail", "fail this unit in the branch (e.g. R00-M0, 3,4)", ""),
-            ("until", "run until (empty: the end; day 3, 36h, +2h)", ""),
+            Field("fail", "fail this unit in the branch (e.g. " + unit_name(machine, 0) + ")"),
+            Field("until", "run until (empty: the end; day 3, 36h, +2h)"),
         ],
         check,
+        "space opens a list; enter accepts the form.",
     )
 
 
@@ -230,14 +294,9 @@ def job_report(details: JobDetails) -> ReportScreen:
     ]
     for key, value in rows:
         table.add_row(key, value)
-    history = Text(
-        "\n".join(
-            f"#{r.number} {clock(r.time)} {r.kind} {r.detail}".rstrip() for r in details.events
-        )
-        or "(no recent events for this job)"
-    )
+    history = Text("\n".join(log_line(r) for r in details.events) or "(no events for this job)")
     return ReportScreen(
-        f"Job {job.job_id}", Group(table, Text("\nrecent events", style="bold"), history)
+        f"Job {job.job_id}", Group(table, Text("\nits events", style="bold"), history)
     )
 
 
@@ -256,18 +315,50 @@ def unit_report(info: UnitInfo) -> ReportScreen:
     return ReportScreen(f"Unit {info.name}", Group(table, Text(""), keys))
 
 
+def gain_text(gain: float | None) -> Text:
+    """A gain as an arrow and a signed percentage — readable without colour (``NO_COLOR``) — in
+    green when the branch is better and red when it is worse."""
+    if gain is None:
+        return Text("—", style="dim")
+    if abs(gain) < 0.0005:
+        return Text("= 0.0%", style="dim")
+    if gain > 0:
+        return Text(f"▲ +{gain:.1%}", style="green")
+    return Text(f"▼ −{-gain:.1%}", style="red")
+
+
 def what_if_report(result: WhatIfResult) -> ReportScreen:
+    """Both branches, metric by metric, since the fork beside since day 0; each gain signed by the
+    metric's better direction (:data:`~meshsim.engine.kernel.metrics.METRIC_INFO`)."""
     q = result.question
     change = ", ".join(f"{k}={v}" for k, v in q.policy.items())
     if q.fail:
         change = ", ".join(filter(None, [change, f"fail {q.fail}"]))
     horizon = "the end" if q.until is None else clock(q.until)
-    table = Table(title=f"forked at {clock(result.forked_at)}; branch: {change}; run to {horizon}")
-    for col in ("metric", "base", "what-if", "gain (base−new)/base"):
-        table.add_column(col, justify="left" if col == "metric" else "right")
-    for d in result.deltas:
-        gain = "-" if math.isnan(d.gain) else f"{d.gain:+.1%}"
-        table.add_row(d.name, number(d.base), number(d.branch), gain)
+    table = Table(
+        title=f"forked at {clock(result.forked_at)}; branch: {change}; run to {horizon}",
+        caption="gain: ▲ the branch is better, ▼ worse, by each metric's better direction "
+        "(—: neither)\nfork: what happened after the fork; day 0: the whole run",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 0),
+        pad_edge=False,
+    )
+    table.add_column("metric", no_wrap=True)
+    for scope in ("fork", "day 0"):
+        table.add_column(f"{scope}: base", justify="right", no_wrap=True)
+        table.add_column("what-if", justify="right", no_wrap=True)
+        table.add_column("gain", justify="right", no_wrap=True)
+    fork = {d.name: d for d in result.comparison.since_fork}
+    for whole in result.comparison.since_start:
+        label = "jobs completed" if whole.name == "jobs" else metric_info(whole.name).label
+        cells: list[str | Text] = [label]
+        for d in (fork.get(whole.name), whole):
+            if d is None:
+                cells += ["", "", ""]
+                continue
+            base, branch = metric_text(d.name, d.base), metric_text(d.name, d.branch)
+            cells += [base, branch, gain_text(d.gain)]
+        table.add_row(*cells)
     return ReportScreen("What-if comparison", table)
 
 
@@ -305,6 +396,16 @@ def _what_if(result: WhatIfResult, app: MeshsimApp, label: str) -> None:
     app.push_screen(what_if_report(result))
 
 
+@present.register(HistoryPage)
+def _history_page(result: HistoryPage, app: MeshsimApp, label: str) -> None:
+    app.query_one(EventLog).show_page(result)
+
+
+@present.register(Vetted)
+def _vetted(result: Vetted, app: MeshsimApp, label: str) -> None:
+    app.confirm_action(result, label)
+
+
 @present.register(Action)
 def _undone(result: Action, app: MeshsimApp, label: str) -> None:
     app.notify(f"{label}: {result.kind} removed from the action log")
@@ -321,8 +422,10 @@ def palette(app: MeshsimApp) -> Iterator[SystemCommand]:
         if isinstance(binding, tuple) or binding.action == "quit":
             continue
         yield SystemCommand(binding.description, binding.tooltip, _runner(app, binding.action))
-    for name, label, registry in POLICY_FIELDS:
-        for value in registry.names():
+    policy = app.frame.snapshot.policy if app.frame else None
+    for name, label in POLICY_FIELDS:
+        migrate = bool(policy and policy.migrate)
+        for value in policy_choices(app.machine, name, migrate=migrate):
             yield SystemCommand(
                 f"{label}: {value}",
                 f"switch the {label} to {value} from now on",

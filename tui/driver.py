@@ -16,6 +16,13 @@ seconds of wall time, at a chosen speed in simulated seconds per wall second, or
 raises is answered by a frame with the error (a :class:`MeshsimError`'s message, or the type and
 message of any other exception); the session stays usable.
 
+A long request (a go-to over thousands of events, a what-if, an export: a
+:class:`~meshsim.tui.requests.LongRequest`) runs in chunks: between two it reports how far it is (a
+:class:`Progress`, through the ``progress`` callback, at most every :data:`PROGRESS_EVERY` seconds)
+and stops when the operator cancelled it (:meth:`Driver.cancel`, which another thread calls while
+the request runs); a cancelled request raises :class:`Cancelled` and is answered like any failed
+one, by its message.
+
 Frames cross the pipe as bytes made by :mod:`meshsim.tui.wire`.
 
 This module does not import Textual, so it is tested on its own."""
@@ -24,6 +31,7 @@ from __future__ import annotations
 
 import math
 import queue
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,6 +53,52 @@ DEFAULT_SPEED = 3600.0
 """The live speed the console starts at: one simulated hour per wall second, so a month-long trace
 runs in about twelve minutes and the map visibly changes from frame to frame (at ``max`` the whole
 month passed in about a second and a new operator never saw the live view)."""
+
+
+PROGRESS_EVERY = 0.1
+"""Wall seconds between two progress reports of a long command."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far the long command ``label`` is: ``done`` of 1, and what it is doing."""
+
+    label: str
+    done: float
+    text: str
+
+
+class Cancelled(MeshsimError):
+    """The operator cancelled the long command that raises it."""
+
+
+class Work:
+    """What a long command is handed: report progress, and learn whether it was cancelled."""
+
+    def __init__(
+        self,
+        label: str,
+        ticket: int,
+        report: Callable[[Progress], None],
+        cancelled: Callable[[int], bool],
+    ) -> None:
+        self.label = label
+        self._ticket = ticket
+        self._report = report
+        self._cancelled = cancelled
+        self._last = -math.inf
+
+    def report(self, done: float, text: str) -> None:
+        """Say how far the command is (sent at most every :data:`PROGRESS_EVERY` seconds)."""
+        clock = time.perf_counter()
+        if clock - self._last >= PROGRESS_EVERY:
+            self._last = clock
+            self._report(Progress(self.label, max(0.0, min(1.0, done)), text))
+
+    def check(self, what: str) -> None:
+        """Raise :class:`Cancelled` (saying ``what`` was stopped) if the operator cancelled."""
+        if self._cancelled(self._ticket):
+            raise Cancelled(f"{what}: cancelled")
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,9 +138,14 @@ class Driver:
         *,
         fps: float = 15.0,
         reasons: int = 40,
+        progress: Callable[[Progress], None] = lambda p: None,
     ) -> None:
         self.session = session
         self._publish = publish
+        self._progress = progress
+        self._cancelled: set[int] = set()
+        self._lock = threading.Lock()
+        self._label = ""
         self._commands: queue.SimpleQueue[tuple[str, Request] | None] = queue.SimpleQueue()
         self.frame_seconds = 1.0 / fps
         self.reasons = reasons
@@ -109,7 +168,21 @@ class Driver:
         """Ask the loop to end (thread-safe)."""
         self._commands.put(None)
 
+    def cancel(self, ticket: int) -> None:
+        """Stop the long command with ``ticket``, running now or still queued (thread-safe)."""
+        with self._lock:
+            self._cancelled.add(ticket)
+
+    def _is_cancelled(self, ticket: int) -> bool:
+        with self._lock:
+            return ticket in self._cancelled
+
     # ------------------------------------------------------------------ the loop's thread
+
+    def work(self, ticket: int) -> Work:
+        """What the long request with ``ticket`` that is being handled now reports to, under its
+        label, and learns from whether it was cancelled."""
+        return Work(self._label, ticket, self._progress, self._is_cancelled)
 
     def set_live(self, live: bool, speed: float | None = None) -> None:
         """Start or pause live mode (what a :class:`~meshsim.tui.requests.Live` request does)."""
@@ -172,6 +245,7 @@ class Driver:
                 raise Stop
             label, command = item
             try:
+                self._label = label
                 result = handle(command, self)
             except Exception as exc:
                 self.publish(error=error_text(exc), label=label)

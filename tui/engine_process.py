@@ -13,10 +13,13 @@ milliseconds (``spawn`` would import everything again for each console). Where `
 not exist, ``spawn``.
 
 The wire: two one-way pipes. UI → engine: ``(label, request)`` pickled (the declared requests of
-:mod:`meshsim.tui.requests`), ``None`` to stop. Engine → UI: one kind byte, then the payload —
-:data:`PAUSED`, :data:`LIVE` or :data:`ANSWER` (a frame that carries a command's result or error)
-followed by a :class:`~meshsim.tui.wire.FrameEncoder` message, or :data:`FAILED` followed by a UTF-8
-message (the engine could not start, or ended on an error).
+:mod:`meshsim.tui.requests`), ``None`` to stop, or a :class:`~meshsim.tui.requests.CancelLong`
+(handed to the driver at once, not queued: it stops a long request that is running). Engine → UI:
+one kind byte, then the payload — :data:`PAUSED`, :data:`LIVE` or :data:`ANSWER` (a frame that
+carries a command's result or error) followed by a :class:`~meshsim.tui.wire.FrameEncoder` message,
+:data:`PROGRESS` followed by a pickled :class:`~meshsim.tui.driver.Progress` (how far a long request
+is), or :data:`FAILED` followed by a UTF-8 message (the engine could not start, or ended on an
+error).
 
 A reader thread in the UI process hands frames to the app. When the UI falls behind it reads every
 message waiting in the pipe but decodes and hands on only the newest frame, plus every frame that
@@ -50,8 +53,8 @@ from typing import Any
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.tools.runcase import RunOptions
 from meshsim.engine.tools.session import Session
-from meshsim.tui.driver import Driver, Frame, error_text
-from meshsim.tui.requests import Request, Unreadable
+from meshsim.tui.driver import Driver, Frame, Progress, error_text
+from meshsim.tui.requests import CancelLong, Request, Unreadable
 from meshsim.tui.wire import FrameDecoder, FrameEncoder
 
 PRELOAD = ["meshsim.tui.engine_process", "meshsim.engine.catalog"]
@@ -68,9 +71,9 @@ _M_MMAP_THRESHOLD = -3
 STOP_WAIT = 2.0
 """Seconds :meth:`EngineProcess.stop` waits for the engine to end before terminating it."""
 
-PAUSED, LIVE, ANSWER, FAILED = b"P", b"L", b"A", b"F"
+PAUSED, LIVE, ANSWER, FAILED, PROGRESS = b"P", b"L", b"A", b"F", b"G"
 """Kinds of message from the engine: a paused frame, a live frame, a frame that answers a command,
-the engine's failure."""
+the engine's failure, a long command's progress."""
 
 
 @dataclass(frozen=True)
@@ -146,16 +149,30 @@ class EngineProcess:
     def pid(self) -> int | None:
         return self.process.pid
 
-    def listen(self, on_frame: Callable[[Frame], None], on_end: Callable[[str], None]) -> None:
+    def listen(
+        self,
+        on_frame: Callable[[Frame], None],
+        on_end: Callable[[str], None],
+        on_progress: Callable[[Progress], None] = lambda p: None,
+    ) -> None:
         """Start the reader thread: ``on_frame`` gets the first frame, then every frame the engine
-        publishes (see the module's rule for a UI that falls behind); ``on_end`` gets a message once
-        if the engine ends without being stopped. Both are called on the reader thread."""
+        publishes (see the module's rule for a UI that falls behind); ``on_progress`` every
+        progress report of a long command; ``on_end`` a message once if the engine ends without
+        being stopped. All are called on the reader thread."""
         self._reader = threading.Thread(
-            target=self._read, args=(on_frame, on_end), name="meshsim-frames", daemon=True
+            target=self._read,
+            args=(on_frame, on_end, on_progress),
+            name="meshsim-frames",
+            daemon=True,
         )
         self._reader.start()
 
-    def _read(self, on_frame: Callable[[Frame], None], on_end: Callable[[str], None]) -> None:
+    def _read(
+        self,
+        on_frame: Callable[[Frame], None],
+        on_end: Callable[[str], None],
+        on_progress: Callable[[Progress], None],
+    ) -> None:
         on_frame(self.first)
         frames = self._frames
         try:
@@ -166,6 +183,9 @@ class EngineProcess:
                 last = len(batch) - 1
                 for number, data in enumerate(batch):
                     kind = data[:1]
+                    if kind == PROGRESS:
+                        on_progress(pickle.loads(data[1:]))
+                        continue
                     if kind == LIVE:
                         self.live_frames += 1
                     if kind == FAILED:
@@ -184,10 +204,11 @@ class EngineProcess:
         return f"the engine process ended unexpectedly (exit code {self.process.exitcode})"
 
     def send(self, command: Request, label: str = "") -> None:
-        """Queue ``command`` for the engine (from one thread at a time: the UI's). Raises
-        :class:`MeshsimError` when the engine has ended."""
+        """Queue ``command`` for the engine, or hand it a :class:`~meshsim.tui.requests.CancelLong`
+        (from one thread at a time: the UI's). Raises :class:`MeshsimError` when the engine has
+        ended."""
         try:
-            self._commands.send((label, command))
+            self._commands.send(command if isinstance(command, CancelLong) else (label, command))
         except (OSError, ValueError) as exc:
             raise MeshsimError("the engine process has ended; quit with q") from exc
 
@@ -234,7 +255,10 @@ def serve(opening: Opening, commands: Connection, frames: Connection) -> None:
         kind = ANSWER if frame.answers else LIVE if frame.live else PAUSED
         frames.send_bytes(kind + encoder.encode(frame))
 
-    driver = Driver(session, publish, fps=opening.fps, reasons=opening.reasons)
+    def progress(report: Progress) -> None:
+        frames.send_bytes(PROGRESS + pickle.dumps(report))
+
+    driver = Driver(session, publish, fps=opening.fps, reasons=opening.reasons, progress=progress)
     threading.Thread(target=_forward, args=(commands, driver), daemon=True).start()
     try:
         driver.loop()
@@ -279,6 +303,9 @@ def _forward(commands: Connection, driver: Driver) -> None:
                 continue
             if item is None:
                 break
+            if isinstance(item, CancelLong):
+                driver.cancel(item.ticket)
+                continue
             label, command = item
             driver.send(command, label)
     except (EOFError, OSError):

@@ -2,29 +2,9 @@
 
 from __future__ import annotations
 
-import math
+from meshsim.engine.core.simclock import TIME_WIDTH, clock, duration
 
-
-def duration(seconds: float) -> str:
-    """A compact duration: ``45s``, ``12m30s``, ``3h05m``, ``2d04h``."""
-    if math.isnan(seconds) or math.isinf(seconds):
-        return "-"
-    s = round(seconds)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    if s < 86400:
-        return f"{s // 3600}h{s % 3600 // 60:02d}m"
-    return f"{s // 86400}d{s % 86400 // 3600:02d}h"
-
-
-def clock(seconds: float) -> str:
-    """Simulated time as ``day D hh:mm:ss`` counted from t = 0 of the workload."""
-    if math.isinf(seconds) or math.isnan(seconds):
-        return "end"
-    s = int(seconds)
-    return f"day {s // 86400} {s % 86400 // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
+__all__ = ["TIME_WIDTH", "clock", "compact", "duration", "shape_text"]
 
 
 def shape_text(shape: tuple[int, ...] | None) -> str:
@@ -32,11 +12,13 @@ def shape_text(shape: tuple[int, ...] | None) -> str:
     return "x".join(map(str, shape)) if shape else "-"
 
 
-def number(value: float | int | None) -> str:
-    """A metric value: integers whole, fractions to four significant digits, an undefined metric
-    (None) as a dash."""
-    if value is None:
-        return "—"
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return f"{int(value):,}"
-    return f"{value:.4g}"
+def compact(value: float) -> str:
+    """A number in at most about five characters, never in scientific notation: ``13.7``,
+    ``905k``, ``1.44M`` (a queue order's priority score)."""
+    size = abs(value)
+    for limit, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")):
+        if size >= limit:
+            scaled = value / limit
+            digits = 0 if abs(scaled) >= 100 else 1 if abs(scaled) >= 10 else 2
+            return f"{scaled:.{digits}f}{suffix}"
+    return f"{value:.3f}"

@@ -12,7 +12,10 @@ from textual.keys import format_key
 from textual.screen import Screen
 
 from meshsim.tui.screens.confirm import ConfirmScreen
+from meshsim.tui.screens.form import Choice, FormScreen
+from meshsim.tui.screens.progress import ProgressScreen
 from meshsim.tui.screens.report import ReportScreen
+from meshsim.tui.widgets.event_log import LogLines
 from meshsim.tui.widgets.machine_map import MachineMap
 from meshsim.tui.widgets.queue_list import QueueList
 from meshsim.tui.widgets.timeline import Timeline
@@ -61,7 +64,18 @@ def key_sections(console: Sequence[BindingType]) -> tuple[KeySection, ...]:
             "timeline (focused; its + and - zoom instead of the speed)", _keys(Timeline.BINDINGS)
         ),
         KeySection(
+            "event log (focused; enter in its box searches the whole run)", _keys(LogLines.BINDINGS)
+        ),
+        KeySection(
             "dialogs",
-            _keys([*ReportScreen.BINDINGS, *ConfirmScreen.BINDINGS]),
+            _keys(
+                [
+                    *ReportScreen.BINDINGS,
+                    *ConfirmScreen.BINDINGS,
+                    *FormScreen.BINDINGS,
+                    *Choice.BINDINGS,
+                    *ProgressScreen.BINDINGS,
+                ]
+            ),
         ),
     )

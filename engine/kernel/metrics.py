@@ -141,3 +141,133 @@ def _mean(a: np.ndarray) -> float | None:
 def _label_order(label: str) -> tuple[int, str]:
     head = label.split("-")[0]
     return (int(head), label) if head.isdigit() else (1 << 62, label)
+
+
+# ---------------------------------------------------------------------------- how to read them
+
+LOWER, HIGHER = "lower", "higher"
+"""A metric's better direction: a branch is better when its value is lower (waits, slowdowns,
+capacity lost) or higher (utilization, jobs completed)."""
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """How a metric is named, shown and judged everywhere it is shown (``meshsim run``'s summary,
+    ``meshsim compare``, the console's metrics and what-if comparison). ``kind`` is ``duration``
+    (seconds, shown as s, min, h or d), ``share`` (a fraction, shown as a percentage), ``count``,
+    ``time`` (a simulated time, ``day D hh:mm:ss``) or ``number`` (shown with ``spec``);
+    ``better`` is :data:`LOWER`, :data:`HIGHER` or None (neither: a count of events, a mean
+    runtime)."""
+
+    label: str
+    kind: str
+    better: str | None = None
+    spec: str = ".2f"
+    unit: str = ""
+
+
+METRIC_INFO: dict[str, MetricInfo] = {
+    "jobs": MetricInfo("jobs", "count", HIGHER),
+    "avg_wait_s": MetricInfo("avg wait", "duration", LOWER),
+    "max_wait_s": MetricInfo("max wait", "duration", LOWER),
+    "avg_response_s": MetricInfo("avg response", "duration", LOWER),
+    "mean_turnaround_s": MetricInfo("mean turnaround", "duration", LOWER),
+    "avg_bsld": MetricInfo("avg bounded slowdown", "number", LOWER, ".2f"),
+    "avg_runtime_s": MetricInfo("avg runtime", "duration"),
+    "max_bsld": MetricInfo("max bounded slowdown", "number", LOWER, ".2f"),
+    "utilization": MetricInfo("utilization", "share", HIGHER),
+    "allocated_utilization": MetricInfo("allocated utilization", "share"),
+    "unused_capacity": MetricInfo("unused capacity", "share", LOWER),
+    "lost_capacity": MetricInfo("lost capacity", "share", LOWER),
+    "loss_of_capacity": MetricInfo("loss of capacity (LoC)", "number", LOWER, ".3f"),
+    "avg_queue_length": MetricInfo("avg queue length", "number", LOWER, ".1f"),
+    "expansion_factor": MetricInfo("expansion factor", "number", LOWER, ".3f"),
+    "makespan_s": MetricInfo("makespan", "duration", LOWER),
+    "migrations": MetricInfo("migrations", "count"),
+    "migrated_jobs": MetricInfo("migrated jobs", "count"),
+    "migrated_node_seconds": MetricInfo("migrated node-seconds", "number", None, ",.0f"),
+    "requeued_jobs": MetricInfo("requeued jobs", "count", LOWER),
+    "max_contention_time_mean": MetricInfo("max_contention (time mean)", "number", LOWER, ".1f"),
+    "balance_time_mean": MetricInfo("balance factor (time mean)", "number", None, ".2f"),
+    "network_throughput_mb_s_time_mean": MetricInfo(
+        "network throughput", "number", HIGHER, ",.0f", " MB/s"
+    ),
+    "nodes_affected_mean": MetricInfo("nodes affected (mean)", "number", LOWER, ".1f"),
+    # the running figures of a simulation in progress (Simulation.current_metrics)
+    "time": MetricInfo("simulated time", "time"),
+    "events": MetricInfo("events", "count"),
+    "running": MetricInfo("running jobs", "count"),
+    "waiting": MetricInfo("waiting jobs", "count"),
+    "finished": MetricInfo("finished jobs", "count", HIGHER),
+    "queue_length": MetricInfo("queue length", "count"),
+    "free_nodes": MetricInfo("idle nodes", "count"),
+}
+"""Every metric of the result JSON and of a simulation in progress that is shown by name; a metric
+not listed (a family's detail) is shown under its key with :func:`metric_text`'s plain number."""
+
+
+SUMMARY = (
+    "jobs",
+    "avg_wait_s",
+    "max_wait_s",
+    "avg_response_s",
+    "avg_bsld",
+    "utilization",
+    "allocated_utilization",
+    "unused_capacity",
+    "lost_capacity",
+    "loss_of_capacity",
+    "makespan_s",
+)
+"""The metrics of ``meshsim run``'s summary, in its order (the console lists them first)."""
+
+
+def metric_info(key: str) -> MetricInfo:
+    """The :class:`MetricInfo` of ``key`` (its key as label, a plain number, when not listed)."""
+    return METRIC_INFO.get(key) or MetricInfo(key.replace("_", " "), "number", None, ",.2f")
+
+
+def metric_text(key: str, value: float | int | None) -> str:
+    """``value`` of metric ``key`` as people read it: a duration in s, min, h or d, a share as a
+    percentage, a count with thousands separators; ``—`` when undefined (None or NaN)."""
+    if value is None or (isinstance(value, float) and value != value):
+        return "—"
+    info = metric_info(key)
+    if info.kind == "duration":
+        return duration_text(float(value))
+    if info.kind == "share":
+        return f"{value:.1%}"
+    if info.kind == "count":
+        return f"{int(value):,}"
+    if info.kind == "time":
+        from meshsim.engine.core.simclock import clock
+
+        return clock(float(value))
+    return format(value, info.spec) + info.unit
+
+
+def duration_text(seconds: float) -> str:
+    """A duration in the largest unit that keeps it readable: ``42.0 s``, ``16.4 min``, ``3.2 h``,
+    ``4.5 d`` (``meshsim run``'s summary)."""
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} d"
+
+
+def better_gain(key: str, base: float | None, new: float | None) -> float | None:
+    """How much better ``new`` is than ``base`` for metric ``key``, as a share of ``base``:
+    (base − new) / base where lower is better (Tang et al., seed 000 §V-D2), (new − base) / base
+    where higher is better, so a positive gain is always an improvement; None when either value
+    is undefined, the metric has no better direction, or the base is 0 and the new value is not
+    (0 when both are)."""
+    better = metric_info(key).better
+    if base is None or new is None or better is None:
+        return None
+    if base == 0:
+        return 0.0 if new == 0 else None
+    change = (base - new) / base
+    return change if better == LOWER else -change

@@ -12,6 +12,7 @@ from meshsim.engine.allocation.allocator import ALLOCATORS, Allocator
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.jobs import Job
 from meshsim.engine.core.seeding import Stream, generator
+from meshsim.engine.core.simclock import clock
 from meshsim.engine.kernel.events import ACTION, priority
 from meshsim.engine.rejections import ActionRejected
 from meshsim.engine.topology.units import block_cells, unit_name
@@ -204,7 +205,7 @@ class Operator:
         reservation = self.loop.state.outages.reserve(cells, now, until, label)
         end = _RESERVATION_END | reservation.number
         self.loop.calendar.schedule(until, end, self._end_reservation, reservation)
-        return f"reserved {label} ({len(cells)} units) until t={until:g}"
+        return f"reserved {label} ({len(cells)} units) until {clock(until)}"
 
     def _end_reservation(self, reservation: Reservation) -> None:
         self.loop.state.outages.release(reservation)

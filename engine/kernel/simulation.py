@@ -250,6 +250,10 @@ class Simulation:
         """Why a job is where it is: running where, finished, held, or why it waits."""
         return views.explain(self, job_id)
 
+    def job_status(self, job_id: int) -> str:
+        """Where a job stands now (:func:`meshsim.engine.kernel.views.job_status`)."""
+        return views.job_status(self, job_id)
+
     def snapshot(self, *, reasons: int = 0) -> Snapshot:
         """An immutable view of the current state, with the waiting reasons of the first ``reasons``
         jobs in queue order (explanations cost an allocator query each)."""

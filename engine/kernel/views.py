@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from meshsim.engine.core.simclock import clock
 from meshsim.engine.kernel.metrics import breakdown, summary
 from meshsim.engine.kernel.records import Results, Snapshot
 
@@ -23,19 +24,34 @@ def explain(sim: Simulation, job_id: int) -> str:
     ledger = sim.ledger
     if index in sim.running:
         r = sim.running[index]
-        return f"running since t={r.start:g} on {r.placement.label or 'the machine'}"
+        return f"running since {clock(r.start)} on {r.placement.label or 'the machine'}"
     if index in ledger.refused:
         return f"rejected on arrival: {ledger.refused[index]}"
     if index in ledger.cancelled:
         return "cancelled"
     if not math.isnan(ledger.finish[index]):
-        return f"finished at t={ledger.finish[index]:g}"
+        return f"finished at {clock(ledger.finish[index])}"
     if index in sim.held:
         return "held by the operator"
     job = sim.job(index)
     if job not in sim.scheduler.queue:
-        return f"not yet submitted (arrives at t={job.submit:g})"
+        return f"not yet submitted (arrives at {clock(job.submit)})"
     return sim.scheduler.why(job)
+
+
+def job_status(sim: Simulation, job_id: int) -> str:
+    """Where job ``job_id`` stands now: ``waiting``, ``running``, ``held``, ``ended`` (finished,
+    cancelled, killed or refused on arrival) or ``not_arrived``; an unknown job is an
+    :class:`~meshsim.engine.rejections.ActionRejected` (``job_unknown``)."""
+    index = sim.job_index(job_id)
+    ledger = sim.ledger
+    if index in sim.running:
+        return "running"
+    if index in sim.held:
+        return "held"
+    if index in ledger.cancelled or not math.isnan(ledger.finish[index]):
+        return "ended"
+    return "waiting" if sim.job(index) in sim.scheduler.queue else "not_arrived"
 
 
 def snapshot(sim: Simulation, reasons: int) -> Snapshot:

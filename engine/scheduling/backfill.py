@@ -28,6 +28,7 @@ from meshsim.engine.allocation.planning import Planner, Shadow, Slot, span_end
 from meshsim.engine.core.jobs import Job
 from meshsim.engine.core.policy import Policy
 from meshsim.engine.core.registry import Registry
+from meshsim.engine.core.simclock import clock
 from meshsim.engine.scheduling.context import PassContext
 
 
@@ -119,7 +120,7 @@ class EasyBackfill(Backfill):
         if self.head is None or job == self.head:
             return None
         slot = self.slot
-        when = "" if slot is None else f" reserved for t={slot.start:g}"
+        when = "" if slot is None else f" reserved for {clock(slot.start)}"
         return f"would delay job {self.head.job_id}{when} (EASY)"
 
     def idle(self, queue: list[Job], head: int | None, settled: int) -> None:
@@ -291,7 +292,7 @@ class ConservativeBackfill(Backfill):
         slot = self.slots.get(job.index)
         if slot is None:
             return None
-        return f"reserved to start at t={slot.start:g} (conservative)"
+        return f"reserved to start at {clock(slot.start)} (conservative)"
 
     def run(self, ctx: PassContext, head: int | None) -> None:
         now = ctx.now

@@ -6,7 +6,9 @@ the workload spans several calendar months (in the trace's time zone) and ``by_m
 month is simulated on its own, as Tang et al. did (seed 000 §V-A), and the jobs submitted before a
 month serve as the history AdjEst learns from (the paper used January and February 2009 for March).
 The relative gain of a configuration over its baseline is (V_base − V_new) / V_base for metrics
-where smaller is better (seed 000 §V-D2).
+where smaller is better (seed 000 §V-D2), as every metric's definition says
+(:data:`~meshsim.engine.kernel.metrics.METRIC_INFO`); the console's what-if signs its gains the
+same way.
 
 The ``tang2010`` preset is the paper's 72-case study on one workload: the six spatial schemes (Base
 = least-blocking, SL, PF, Combo, AdjEst, ActRun) × {FCFS, WFP}, all with EASY backfilling, each
@@ -15,7 +17,6 @@ bounded slowdown."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
@@ -26,9 +27,9 @@ import numpy as np
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.policy import Policy
 from meshsim.engine.core.registry import Registry
+from meshsim.engine.kernel.metrics import better_gain
 from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.tools.experiments.executors import terminate_pool, worker_signals
-from meshsim.engine.tools.experiments.stats import relative_gain
 from meshsim.engine.tools.outputs import defined
 from meshsim.engine.topology.machines import Machine
 from meshsim.engine.validation.options import COMPARE, check_options
@@ -173,8 +174,10 @@ def run_all(
 
 
 def gains(outcomes: list[Outcome], configs: tuple[Config, ...]) -> list[dict[str, Any]]:
-    """Relative gains (V_base − V_new) / V_base of every compared configuration, per part (None
-    when either value is undefined, or the base is 0 and the new value is not)."""
+    """Relative gains of every compared configuration, per part, signed by each metric's better
+    direction (:func:`~meshsim.engine.kernel.metrics.better_gain`: (V_base − V_new) / V_base for
+    these metrics, where lower is better); None when either value is undefined, or the base is 0
+    and the new value is not."""
     table = {(o.config, o.part): o for o in outcomes}
     rows = []
     for c in configs:
@@ -184,8 +187,6 @@ def gains(outcomes: list[Outcome], configs: tuple[Config, ...]) -> list[dict[str
             base, new = table[(c.baseline, part)], table[(c.name, part)]
             row: dict[str, Any] = {"config": c.name, "baseline": c.baseline, "part": part}
             for m in METRICS:
-                b, v = base.metrics[m], new.metrics[m]
-                gain = None if b is None or v is None else relative_gain(b, v)
-                row[m] = None if gain is None or math.isnan(gain) else gain
+                row[m] = better_gain(m, base.metrics[m], new.metrics[m])
             rows.append(row)
     return rows

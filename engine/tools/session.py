@@ -14,18 +14,23 @@ its time and happens again when the run passes it (:meth:`Session.undo` removes 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.jobs import Job
+from meshsim.engine.kernel.action_checks import refusal
 from meshsim.engine.kernel.actions import Action, LoggedAction
 from meshsim.engine.kernel.events import EventRecord
+from meshsim.engine.kernel.history import EventHistory
 from meshsim.engine.kernel.records import Results, Snapshot
 from meshsim.engine.kernel.simulation import Simulation
-from meshsim.engine.tools.experiments.stats import relative_gain
+from meshsim.engine.rejections import ActionRejected
 from meshsim.engine.tools.runcase import RunOptions, load_inputs
 from meshsim.engine.tools.scenario import load_scenario
+from meshsim.engine.tools.whatif import ForkPoint, since_fork
 from meshsim.engine.topology.machines import Machine
 from meshsim.engine.topology.units import UnitInfo
 from meshsim.engine.workloads.workload import Workload
@@ -46,45 +51,11 @@ class JobDetails:
     events: tuple[EventRecord, ...]
 
 
-@dataclass(frozen=True)
-class MetricDelta:
-    """One metric of a what-if comparison: the base and branch values and the relative gain
-    ``(V_base − V_new) / V_base`` (Tang et al., Figs. 6–8: positive when the branch is lower)."""
+class Replay(NamedTuple):
+    """A run of a session's inputs and its event history (None when the session keeps none)."""
 
-    name: str
-    base: float | None
-    branch: float | None
-    gain: float
-
-
-COMPARED = (
-    "avg_wait_s",
-    "max_wait_s",
-    "avg_response_s",
-    "avg_bsld",
-    "utilization",
-    "allocated_utilization",
-    "unused_capacity",
-    "lost_capacity",
-    "loss_of_capacity",
-    "makespan_s",
-)
-"""The result metrics a what-if comparison lists, in this order."""
-
-
-def compare_results(base: Session, branch: Session) -> tuple[MetricDelta, ...]:
-    """The :data:`COMPARED` metrics of two sessions (usually both carried to their end); the gain
-    is NaN when either value is undefined (None)."""
-    a, b = base.results().metrics, branch.results().metrics
-    return tuple(
-        MetricDelta(name, a[name], b[name], _gain(a[name], b[name]))
-        for name in COMPARED
-        if name in a and name in b
-    )
-
-
-def _gain(base: float | None, new: float | None) -> float:
-    return math.nan if base is None or new is None else relative_gain(base, new)
+    sim: Simulation
+    history: EventHistory | None
 
 
 class Session:
@@ -97,11 +68,15 @@ class Session:
         *,
         name: str = "console",
         inputs: tuple[Machine, Workload] | None = None,
+        keep_history: bool = True,
     ) -> None:
         self.options = options
         self.name = name
         self.machine, self.workload = inputs if inputs is not None else load_inputs(options)
-        self._sim = self._build(actions)
+        self.keeps_history = keep_history
+        self._sim, self.history = self._build(actions)
+        """The run, and every event record of it for the event log's search (None in a fork, which
+        runs for its results only)."""
 
     @classmethod
     def from_scenario(cls, path: Path) -> Session:
@@ -111,16 +86,37 @@ class Session:
         session.goto_event(scenario.position)
         return session
 
-    def _build(self, actions: tuple[Action | LoggedAction, ...] | list[LoggedAction]) -> Simulation:
-        return Simulation(
+    def _build(self, actions: Sequence[Action | LoggedAction]) -> Replay:
+        """A fresh run of the inputs with ``actions``, at its start, with an event history of its
+        own when this session keeps one."""
+        history = EventHistory() if self.keeps_history else None
+        sim = Simulation(
             self.machine,
             self.workload,
             self.options.policy(self.machine),
             self.options.seed,
             actions=tuple(actions),
+            log=None if history is None else history.add,
             recent=RECENT,
             history=True,
         )
+        return Replay(sim, history)
+
+    def replay(self) -> Session:
+        """This session rebuilt from its inputs and action log, at its start, as a twin of its own:
+        advance the twin to the event wanted, then :meth:`adopt` it (a replay stopped half-way
+        leaves this session as it was)."""
+        return Session(
+            self.options,
+            self.actions,
+            name=self.name,
+            inputs=(self.machine, self.workload),
+            keep_history=self.keeps_history,
+        )
+
+    def adopt(self, twin: Session) -> None:
+        """Take the run of ``twin`` (a :meth:`replay` of this session) as this session's run."""
+        self._sim, self.history = twin._sim, twin.history
 
     # -------------------------------------------------------------------------- position
 
@@ -172,14 +168,20 @@ class Session:
         if number < 0:
             raise MeshsimError(f"event numbers start at 0, got {number}")
         if number < self._sim.events:
-            self._sim = self._sim.replayed(number)
+            twin = self.replay()
+            twin.run_to_event(number)
+            self.adopt(twin)
         else:
             self._sim.run_to_event(number)
+
+    def run_to_event(self, number: int) -> None:
+        """Process events until ``number`` of them have been processed (or the run ends)."""
+        self._sim.run_to_event(number)
 
     def goto_time(self, time: float) -> None:
         """Go to simulated time ``time``: every event at or before it processed, none after."""
         if time < self._sim.now:
-            self._sim = self._sim.replayed(0)
+            self.adopt(self.replay())
         self._sim.run(until=time)
 
     def back(self, count: int = 1) -> None:
@@ -194,10 +196,14 @@ class Session:
 
     def act_now(self, action: Action) -> None:
         """Apply ``action`` at the current time and process the rest of this instant (the action and
-        the scheduling pass after it), so its effect shows at once. An action that fails (e.g.
-        holding a job that is not waiting) stays in the log, as it would on replay, and its failure
-        is raised as a :class:`MeshsimError` for the operator to see."""
+        the scheduling pass after it), so its effect shows at once. An action that could not apply
+        now (holding a running job, repairing a unit that is up, a unit the machine does not have)
+        is refused before it is logged (:func:`~meshsim.engine.kernel.action_checks.refusal`):
+        it takes no event number and leaves nothing to undo."""
         action = replace(action, time=self._sim.now)
+        problem = self.refusal(action)
+        if problem is not None:
+            raise ActionRejected(problem.reason, f"{action.kind} refused: {problem}")
         number = self._sim.apply(action)
         self._sim.run(until=self._sim.now)
         failure = self._sim.action_log.rejected.get(number)
@@ -206,36 +212,74 @@ class Session:
                 f"{action.kind} failed: {failure.detail} (kept in the log; z undoes it)"
             )
 
+    def refusal(self, action: Action) -> ActionRejected | None:
+        """Why ``action``, applied now, would be rejected (None when it would apply:
+        :func:`~meshsim.engine.kernel.action_checks.refusal`)."""
+        return refusal(self._sim, replace(action, time=self._sim.now))
+
     def undo(self) -> Action:
-        """Remove the last operator action and replay to the current event without it."""
+        """Remove the last operator action and replay without it, back to the same simulated time:
+        to at most the event count of now, less the events the action itself made (its own, and a
+        reservation's end), and never past the current time. Undo never moves the clock forward."""
         log = self._sim.logged_actions()
         if not log:
             raise MeshsimError("there is no operator action to undo")
+        made = self._events_made(len(log) - 1)
         last = log.pop()
-        position = self._sim.events
-        sim = self._build(log)
-        sim.run_to_event(position)
-        self._sim = sim
+        position, now = self._sim.events, self._sim.now
+        sim, history = self._build(log)
+        sim.run(until=now, max_events=max(last.after_event, position - made))
+        self._sim, self.history = sim, history
         return last.action
+
+    def _events_made(self, number: int) -> int:
+        """Events that action ``number`` of the log has made so far: its own when it has been
+        carried out, and the end of a reservation that has ended."""
+        sim, log = self._sim, self._sim.action_log
+        if number >= len(log.applied):
+            return 0
+        action = log.applied[number]
+        if action.time > sim.now:
+            return 0
+        until = getattr(action, "until", math.inf)
+        ended = number not in log.rejected and until <= sim.now
+        return 1 + int(action.kind == "reserve" and ended)
 
     # --------------------------------------------------------------------------- what-if
 
-    def fork(self, name: str | None = None) -> Session:
-        """An independent session at the same event, sharing the loaded inputs."""
+    def fork(self, name: str | None = None, *, run: bool = True) -> Session:
+        """An independent session at the same event (at its start when not ``run``: advance it to
+        :attr:`events` yourself), sharing the loaded inputs."""
         twin = Session(
             self.options,
             self.actions,
             name=name or f"{self.name}-fork",
             inputs=(self.machine, self.workload),
+            keep_history=False,
         )
-        twin._sim.run_to_event(self._sim.events)
+        if run:
+            twin._sim.run_to_event(self._sim.events)
         return twin
 
-    def finished(self) -> Simulation:
-        """A copy of this run carried to its end (this session does not move)."""
-        copy = self.fork()._sim
-        copy.run()
-        return copy
+    def finished(self, carry: Callable[[Session], None] | None = None) -> Simulation:
+        """A copy of this run carried to its end (this session does not move): by ``carry`` when
+        given, which is handed the copy at its start and must carry it to the end itself (the
+        console's export does so in chunks that report progress and stop on a cancel)."""
+        copy = self.fork(run=carry is None)
+        if carry is None:
+            copy.run()
+        else:
+            carry(copy)
+        return copy._sim
+
+    def fork_point(self) -> ForkPoint:
+        """What this run has done so far, for a what-if comparison since now."""
+        return ForkPoint.of(self._sim)
+
+    def since_fork(self, point: ForkPoint) -> dict[str, float | int | None]:
+        """This run's metrics over what happened after ``point``
+        (:func:`~meshsim.engine.tools.whatif.since_fork`)."""
+        return since_fork(self._sim, point)
 
     # ----------------------------------------------------------------------------- views
 
@@ -245,6 +289,10 @@ class Session:
 
     def explain(self, job_id: int) -> str:
         return self._sim.explain(job_id)
+
+    def job_status(self, job_id: int) -> str:
+        """Where job ``job_id`` stands now (:meth:`Simulation.job_status`)."""
+        return self._sim.job_status(job_id)
 
     def results(self) -> Results:
         """The result metrics and breakdowns of the jobs finished so far."""
@@ -260,7 +308,8 @@ class Session:
         return len(self._sim.scheduler.queue)
 
     def job_details(self, job_id: int) -> JobDetails:
-        """The inspector's view of job ``job_id`` (its events among the recent ones)."""
+        """The inspector's view of job ``job_id`` (its events over the whole run; a fork, which
+        keeps no history, gives those among the recent ones)."""
         sim = self._sim
         index = sim.job_index(job_id)
         start, end = sim.start_times()[index], math.nan
@@ -276,7 +325,11 @@ class Session:
             start=float(start),
             end=end,
             location=location,
-            events=tuple(r for r in snap.recent if r.job_id == job_id),
+            events=(
+                tuple(r for r in snap.recent if r.job_id == job_id)
+                if self.history is None
+                else self.history.of_job(job_id)
+            ),
         )
 
     def peek(self) -> float:

@@ -187,9 +187,9 @@ def test_explanations():
     sim.run(until=5)
     assert sim.explain(2) == "needs 4 nodes, 2 free"
     assert sim.explain(3) == "behind job 2, which blocks the queue (fcfs)"
-    assert sim.explain(1).startswith("running since t=0")
+    assert sim.explain(1).startswith("running since day 0 00:00:00")
     sim.run()
-    assert sim.explain(3) == "finished at t=25"
+    assert sim.explain(3) == "finished at day 0 00:00:25"
 
 
 def test_unknown_names_list_the_valid_ones():

@@ -97,7 +97,7 @@ def test_easy_backfills_only_what_does_not_delay_the_head():
     # the head (job 2, all 8 nodes) is reserved for t=100: job 3 would run past it on nodes the
     # head needs; job 4 ends by then
     assert [j.job_id for j in s.run_pass(10.0)] == [4]
-    assert s.why(s.queue.jobs[1]) == "would delay job 2 reserved for t=100 (EASY)"
+    assert s.why(s.queue.jobs[1]) == "would delay job 2 reserved for day 0 00:01:40 (EASY)"
 
 
 def test_easy_starts_a_zero_length_job_beside_a_head_reserved_for_now():

@@ -9,8 +9,10 @@ import pytest
 
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.kernel.actions import Cancel, Hold, SetPolicy
-from meshsim.engine.tools.runcase import RunOptions
-from meshsim.engine.tools.session import COMPARED, Session, compare_results
+from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.tools.runcase import RunOptions, load_inputs
+from meshsim.engine.tools.session import Session
+from meshsim.engine.tools.whatif import COMPARED, ForkPoint, compare_branches, since_fork
 
 MESH = RunOptions(machine="tests/data/mesh5x4.toml", workload="tests/data/mesh-sides-small.toml")
 
@@ -177,18 +179,41 @@ def test_job_details_for_waiting_running_and_finished_jobs() -> None:
         session.job_details(999_999)
 
 
-def test_compare_results_gives_relative_gains_against_the_base() -> None:
+def test_a_comparison_signs_gains_by_each_metrics_better_direction() -> None:
     base = Session(MESH)
+    base.step(20)
+    point = base.fork_point()
     branch = base.fork()
     branch.act_now(SetPolicy(time=0.0, backfill="easy"))
     base.run()
     branch.run()
-    deltas = {d.name: d for d in compare_results(base, branch)}
+    compared = compare_branches(base, branch, point)
+    deltas = {d.name: d for d in compared.since_start}
     assert list(deltas) == [name for name in COMPARED if name in deltas]
-    wait = deltas["avg_wait_s"]
+    wait, used = deltas["avg_wait_s"], deltas["utilization"]
     assert wait.base == base.results().metrics["avg_wait_s"]
     assert wait.branch == branch.results().metrics["avg_wait_s"]
-    if wait.base:
-        assert wait.gain == pytest.approx((wait.base - wait.branch) / wait.base)
-    same = compare_results(base, base)
-    assert all(d.gain == 0.0 or math.isnan(d.gain) for d in same)
+    assert wait.gain == pytest.approx((wait.base - wait.branch) / wait.base)
+    assert used.gain == pytest.approx((used.branch - used.base) / used.base), "higher is better"
+    fork = {d.name: d for d in compared.since_fork}
+    assert fork["jobs"].base == base.results().metrics["jobs"] - point.finished
+    assert "makespan_s" not in fork
+    same = compare_branches(base, base, point)
+    assert all(d.gain in (0.0, None) for d in (*same.since_fork, *same.since_start))
+
+
+def test_since_the_fork_counts_only_what_happened_after_it() -> None:
+    """Issue 22: the what-if's figures from day 0 hid a change; since the fork they show it."""
+    machine, jobs = load_inputs(MESH)
+    sim = Simulation(machine, jobs, MESH.policy(machine), MESH.seed)
+    sim.run(max_events=30)
+    point = ForkPoint.of(sim)
+    sim.run()
+    since = since_fork(sim, point)
+    whole = sim.results().metrics
+    acc = sim.time.integrals
+    span = acc.last - point.time
+    assert since["jobs"] == whole["jobs"] - point.finished
+    busy = (acc.busy - point.integrals.busy) / (machine.nodes * span)
+    assert since["utilization"] == pytest.approx(busy)
+    assert since["avg_wait_s"] != whole["avg_wait_s"]

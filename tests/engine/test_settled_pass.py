@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from meshsim.engine.allocation.flat import FlatAllocator
 from meshsim.engine.core.policy import Policy
+from meshsim.engine.core.simclock import clock as sim_clock
 from meshsim.engine.kernel.actions import Fail, Hold, ReleaseHold, Repair
 from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.topology.machines import load_machine
@@ -49,7 +50,7 @@ jobs = st.lists(
 policies = st.sampled_from([("fcfs", "easy"), ("oo", "easy"), ("fcfs", "none"), ("oo", "none")])
 
 
-RESERVED = re.compile(r" reserved for t=[^ ]+")
+RESERVED = re.compile(r" reserved for day \d+ \d\d:\d\d:\d\d")
 
 
 def trace(sim: Simulation) -> list[tuple]:
@@ -102,5 +103,6 @@ def test_settled_passes_change_nothing(rows, policy, operator):
             if kept != computed:
                 assert RESERVED.sub("", kept) == computed
                 head = int(re.search(r"delay job (\d+)", computed).group(1))
-                assert RESERVED.search(kept).group(0) == f" reserved for t={last_computed[head]:g}"
+                expected = f" reserved for {sim_clock(last_computed[head])}"
+                assert RESERVED.search(kept).group(0) == expected
     assert runs[0][2] == runs[1][2]

@@ -165,7 +165,7 @@ async def test_inspect_a_waiting_job_and_find_a_job_by_number() -> None:
         assert str(job.job_id) in body
         assert app.frame.snapshot.reasons[job.index] in body.replace("\n", " ") or "needs" in body
         await pilot.press("escape")
-        await pilot.press("slash")
+        await pilot.press("number_sign")
         await fill(pilot, app, {"job": "1"})
         await until(pilot, lambda: isinstance(app.screen, ReportScreen))
         assert "Job 1" in app.screen.plain_text()
@@ -264,7 +264,7 @@ async def test_what_if_compares_both_branches() -> None:
         await fill(pilot, app, {"backfill": "easy"})
         await until(pilot, lambda: isinstance(app.screen, ReportScreen), timeout=30)
         body = app.screen.plain_text()
-        assert "avg_wait_s" in body and "backfill=easy" in body
+        assert "avg wait" in body and "backfill=easy" in body
         assert event(app) == 10, "the session itself does not move"
         assert await ask(pilot, app, Query("events")) == 10
 
@@ -337,7 +337,7 @@ async def test_a_tab_switch_never_shows_a_result_again() -> None:
     app = make_app(MESH)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.frame is not None)
-        await pilot.press("slash")
+        await pilot.press("number_sign")
         await fill(pilot, app, {"job": "1"})
         await until(pilot, lambda: isinstance(app.screen, ReportScreen))
         await pilot.press("escape")

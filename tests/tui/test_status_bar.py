@@ -23,14 +23,15 @@ def test_wide_status_has_every_field_and_the_session_name_verbatim() -> None:
     assert "idle nodes" in text
 
 
-def test_narrow_status_drops_counts_then_machine_but_keeps_time_event_state_and_policy() -> None:
+def test_narrow_status_keeps_the_counts_at_100_columns_and_time_event_state_policy_always() -> None:
+    """Issue 22: at 100 columns the status bar lost its counts."""
     full = status_text(frame())
     policy = frame().snapshot.policy.label()
-    for width in (len(full) - 1, 80, 40):
+    for width in (len(full) - 1, 100, 80, 40):
         text = status_text(frame(), width)
         for part in ("day 0", "event 12", "paused", policy):
             assert part in text
-        assert "waiting," not in text
     assert "mesh5x4" in status_text(frame(), len(full) - 1)
-    assert len(status_text(frame(), 80)) <= 80
-    assert "mesh5x4" not in status_text(frame(), 80)
+    at_100 = status_text(frame(), 100)
+    assert len(at_100) <= 100 and " wait · " in at_100 and " idle" in at_100
+    assert "wait" not in status_text(frame(), 60)

@@ -6,7 +6,13 @@ torus planes, Intrepid racks, flat block) and a legend naming each running job's
 is drawn as its letter in its colour (:mod:`meshsim.tui.jobstyle`); equal neighbouring slots are
 emitted as one segment. Rendered lines are kept in an LRU cache keyed by the line and the cursor's
 column on it; a new snapshot drops only the lines whose units changed owner (and the legend when the
-running jobs changed), so a cursor move or a quiet frame redraws from cache."""
+running jobs changed), so a cursor move or a quiet frame redraws from cache.
+
+The pane is as tall as its picture, a few legend lines and its border, leaving the panes under it
+``leave`` lines of its container. When the full picture (one line per row of units, each unit a
+letter) and :data:`LEGEND_MIN` legend lines do not fit, the map is drawn compact (half blocks, two
+rows of units per line, a unit by its colour: :mod:`meshsim.tui.widgets.map_layout`), so at
+100 × 30 Intrepid shows every rack row and its legend and a 32 × 32 mesh all 32 rows."""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ from itertools import groupby
 from typing import ClassVar
 
 import numpy as np
+from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -24,13 +31,22 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from meshsim.engine.allocation.allocator import DOWN, FREE, RESERVED
 from meshsim.engine.kernel.records import Snapshot
 from meshsim.engine.topology.machines import Machine
 from meshsim.engine.topology.units import unit_count
 from meshsim.tui.jobstyle import DOWN_GLYPH, FREE_GLYPH, RESERVED_GLYPH, job_color, job_letter
-from meshsim.tui.widgets.map_layout import Join, Layout, Span, Text, build_layout, slot_owners
+from meshsim.tui.widgets.map_layout import (
+    Halves,
+    Join,
+    Layout,
+    Span,
+    Text,
+    build_layout,
+    slot_owners,
+)
 from meshsim.tui.widgets.scrolling import set_virtual_size
 
 HEADER = 1
@@ -41,6 +57,20 @@ LEGEND_MAX = 64
 
 LINK = "━"
 """Drawn between neighbouring midplanes of one job."""
+
+HALF = "▀"
+"""A compact cell: the upper unit in the glyph's colour, the lower one in its background."""
+
+LEGEND_MIN = 4
+"""Legend lines (a blank one and three of jobs) the full picture must leave room for, else the map
+is drawn compact."""
+
+LEGEND_SHOWN = 3
+"""Lines of jobs the pane is made tall enough to show under the picture (the rest scroll)."""
+
+
+MARK = -1000
+"""A stand-in owner: the unit under the cursor in a compact cell."""
 
 _STATES = {
     FREE: (FREE_GLYPH, "machine-map--free"),
@@ -68,6 +98,8 @@ def slot_rows(layout: Layout) -> tuple[np.ndarray, np.ndarray]:
         for item in items:
             if isinstance(item, Span):
                 refs = np.asarray(item.slots, dtype=np.int64)
+            elif isinstance(item, Halves):
+                refs = np.concatenate([item.top, item.bottom[item.bottom >= 0]])
             elif isinstance(item, Join):
                 refs = np.array([item.left, item.right], dtype=np.int64)
             else:
@@ -98,6 +130,7 @@ class MachineMap(ScrollView, can_focus=True):
         "machine-map--io",
         "machine-map--label",
         "machine-map--header",
+        "machine-map--mark",
     }
     DEFAULT_CSS = """
     MachineMap > .machine-map--free { color: $text-muted; }
@@ -109,6 +142,8 @@ class MachineMap(ScrollView, can_focus=True):
     MachineMap > .machine-map--io { color: $accent; text-style: bold; }
     MachineMap > .machine-map--label { color: $text-secondary; }
     MachineMap > .machine-map--header { color: $text; }
+    MachineMap > .machine-map--mark { color: $foreground 60%; }
+    MachineMap:focus > .machine-map--mark { color: $foreground; }
     """
 
     cursor: reactive[int] = reactive(0, always_update=True)
@@ -128,8 +163,10 @@ class MachineMap(ScrollView, can_focus=True):
             super().__init__()
             self.cell = cell
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, *, leave: int = 0, **kwargs: object) -> None:
         super().__init__(**kwargs)
+        self.leave = leave
+        """Lines of the container the map leaves to the panes under it."""
         self._snapshot: Snapshot | None = None
         self._machine: Machine | None = None
         self._layout: Layout | None = None
@@ -142,6 +179,11 @@ class MachineMap(ScrollView, can_focus=True):
         self._job_styles: dict[str, Style] = {}
         """Job styles by colour: a dozen, however many jobs a long run starts."""
         self._components: dict[tuple[str, bool, bool], Style] = {}
+        self._half_styles: dict[tuple[str, int | None, int | None], Style] = {}
+        """Compact cells' styles by (upper, lower) owner, jobs by index; cleared with the theme."""
+        self._full_rows: dict[tuple[str, int], int] = {}
+        """Lines of each machine's full picture by pane width (to choose full or compact)."""
+        self._height = 0
 
     # ------------------------------------------------------------------ data in
 
@@ -164,8 +206,9 @@ class MachineMap(ScrollView, can_focus=True):
             return
         width = max(self.scrollable_content_region.width, 20)
         before, legend = self._owners, self._legend
-        if self._layout is None or width != self._built_width:
-            self._layout = build_layout(snapshot.machine, width)
+        half = self._compact(snapshot.machine, width)
+        if self._layout is None or width != self._built_width or half != self._layout.half:
+            self._layout = build_layout(snapshot.machine, width, half)
             self._built_width = width
             self._slot_rows = slot_rows(self._layout)
             self.call_after_refresh(self._scroll_to_cursor)
@@ -187,10 +230,48 @@ class MachineMap(ScrollView, can_focus=True):
         rows = len(self._layout.rows) + (1 + len(self._legend) if self._legend else 0)
         scroll = self.scroll_offset
         set_virtual_size(self, Size(self._layout.width, rows + HEADER))
+        self._fit_height()
         if stale is None or self.scroll_offset != scroll:
             self.refresh()
         else:
             self._refresh_rows(stale)
+
+    def _available(self) -> int:
+        """Lines of its container the map may take (0 before the container is laid out)."""
+        parent = self.parent
+        height = parent.size.height if isinstance(parent, Widget) else 0
+        return max(0, height - self.leave)
+
+    def _compact(self, machine: Machine, width: int) -> bool:
+        """Whether the map is drawn compact: the full picture, its header, border and
+        :data:`LEGEND_MIN` legend lines do not fit the lines available."""
+        available = self._available()
+        if not available:  # the column is not laid out yet: choose again once it is
+            self.call_after_refresh(self._update)
+            return False
+        if machine.topology == "flat":
+            return False
+        key = (machine.name, width)
+        if key not in self._full_rows:
+            self._full_rows[key] = len(build_layout(machine, width).rows)
+        return self.styles.gutter.height + HEADER + self._full_rows[key] + LEGEND_MIN > available
+
+    def _fit_height(self) -> None:
+        """Make the pane as tall as its picture and up to :data:`LEGEND_SHOWN` legend lines, within
+        the lines available (set only when it changes: each change lays the screen out again)."""
+        available = self._available()
+        if not available or self._layout is None:
+            return
+        legend = 1 + min(LEGEND_SHOWN, len(self._legend)) if self._legend else 0
+        wanted = self.styles.gutter.height + HEADER + len(self._layout.rows) + legend
+        height = min(available, wanted)
+        if height != self._height:
+            self._height = height
+            self.styles.height = height
+
+    def refit(self) -> None:
+        """The column's height changed (the terminal was resized): choose the picture again."""
+        self._update()
 
     def _refresh_rows(self, rows: set[int]) -> None:
         """Repaint the header and the lines of layout rows ``rows`` that are on screen, not the
@@ -237,6 +318,7 @@ class MachineMap(ScrollView, can_focus=True):
         self._lines.clear()
         self._job_styles.clear()
         self._components.clear()
+        self._half_styles.clear()
 
     # ------------------------------------------------------------------ units and cursor
 
@@ -339,6 +421,8 @@ class MachineMap(ScrollView, can_focus=True):
         for item in layout.rows[row]:
             if isinstance(item, Span):
                 segments += self._span(item, cursor)
+            elif isinstance(item, Halves):
+                segments += self._halves(item, cursor)
             elif isinstance(item, Join):
                 a, b = int(self._owners[item.left]), int(self._owners[item.right])
                 joined = a == b and a >= 0
@@ -372,6 +456,42 @@ class MachineMap(ScrollView, can_focus=True):
                 segments.append(Segment(art * (b - a), style))
             a = b
         return segments
+
+    def _halves(self, halves: Halves, cursor: int | None) -> list[Segment]:
+        """A compact line: each column a half block, the upper unit's colour over the lower
+        one's; the cursor's unit in the mark colour. Runs of equal columns are one segment."""
+        width = self._layout.cell_width if self._layout is not None else 1
+        owners = self._owners
+
+        def owner(slot: int) -> int | None:
+            return None if slot < 0 else MARK if slot == cursor else int(owners[slot])
+
+        tops = [owner(slot) for slot in halves.top.tolist()]
+        bottoms = [owner(slot) for slot in halves.bottom.tolist()]
+        segments = []
+        for pair, run in groupby(zip(tops, bottoms, strict=True)):
+            count = sum(1 for _ in run) * width
+            segments.append(Segment(HALF * count, self._half_style(*pair)))
+        return segments
+
+    def _half_style(self, top: int | None, bottom: int | None) -> Style:
+        """The upper unit's colour on the lower one's (the pane's background when none)."""
+        key = ("half", top, bottom)
+        style = self._half_styles.get(key)
+        if style is None:
+            back = self._colour(bottom) if bottom is not None else self._base().bgcolor
+            front = self._colour(top) if top is not None else self._base().bgcolor
+            style = Style(color=front, bgcolor=back)
+            self._half_styles[key] = style
+        return style
+
+    def _colour(self, owner: int) -> Color | None:
+        """A unit's colour in a compact cell: its job's, or its state's."""
+        if owner == MARK:
+            return self._component("machine-map--mark").color
+        if owner >= 0:
+            return Color.parse(job_color(owner))
+        return self._component(_STATES.get(owner, _STATES[FREE])[1]).color
 
     def _art(self, owner: int) -> str:
         """What one slot looks like: ``A`` / ``A `` / ``[A]`` by cell width."""

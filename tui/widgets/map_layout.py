@@ -20,6 +20,11 @@ and a frame only looks owners up.
 - ``flat``: a count-only pool as a block of nodes (at most :data:`FLAT_SLOTS` slots), rows labelled
   with their first node.
 
+Compact layouts (``half=True``) fit a machine into half the lines: :class:`Halves` draws two rows of
+units as one line of half blocks (``▀``: the upper unit's colour over the lower one's), so a 32 × 32
+mesh takes 16 lines and Intrepid a line per machine row (M1 over M0, one column per rack). The
+console's map uses one when the full picture does not fit its pane's height (100 × 30 terminals).
+
 This module is pure (numpy and engine only) so layouts are tested without a terminal."""
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from math import prod
+from typing import Any
 
 import numpy as np
 
@@ -69,8 +75,17 @@ class Join:
     right: int
 
 
-Item = Text | Span | Join
-Part = str | Text | Span | Join | Sequence[int]
+@dataclass(frozen=True, eq=False)
+class Halves:
+    """Two rows of slots drawn as one line: ``top[i]`` in the upper half of column ``i``,
+    ``bottom[i]`` in the lower half (-1: nothing there)."""
+
+    top: np.ndarray
+    bottom: np.ndarray
+
+
+Item = Text | Span | Join | Halves
+Part = str | Text | Span | Join | Halves | Sequence[int]
 """What builders hand to :func:`_finish`: a bare string is axis text, a list of ints a span."""
 
 
@@ -86,7 +101,21 @@ class Layout:
     """``where[slot] = (row, column)`` of the slot's first column."""
     units: np.ndarray | None = None
     """First unit of each slot, or None when slots are units."""
+    levels: np.ndarray | None = None
+    """In a compact layout, each slot's half of its line (0 upper, 1 lower); None otherwise."""
     _row_cols: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    """Per cursor line (a row, or in a compact layout a half row ``2 * row + level``), the columns
+    and slots on it, left to right."""
+
+    @property
+    def half(self) -> bool:
+        """Whether two rows of units share each line (:class:`Halves`)."""
+        return self.levels is not None
+
+    def line_of(self, slot: int) -> int:
+        """The cursor line of ``slot`` (see ``_row_cols``)."""
+        row = int(self.where[slot, 0])
+        return row if self.levels is None else 2 * row + int(self.levels[slot])
 
     @property
     def slots(self) -> int:
@@ -103,10 +132,11 @@ class Layout:
         return int(np.searchsorted(self.units, unit, side="right")) - 1
 
     def slot_at(self, row: int, col: int) -> int | None:
-        """The slot drawn at (row, column), if any."""
-        if row not in self._row_cols:
+        """The slot drawn at (row, column), if any (in a compact layout, the upper one)."""
+        line = row if self.levels is None else 2 * row
+        if line not in self._row_cols:
             return None
-        cols, slots = self._row_cols[row]
+        cols, slots = self._row_cols[line]
         k = int(np.searchsorted(cols, col, side="right")) - 1
         if k >= 0 and col < cols[k] + self.cell_width:
             return int(slots[k])
@@ -116,8 +146,9 @@ class Layout:
         """The slot one step from ``slot`` (dx, dy ∈ {-1, 0, 1}); the same slot at an edge.
 
         Sideways: the next slot on the same screen row. Up and down: the nearest slot, by column, on
-        the next screen row that has any (across rack, plane and band boundaries)."""
-        row, col = (int(v) for v in self.where[slot])
+        the next screen row that has any (across rack, plane and band boundaries); in a compact
+        layout each half of a line counts as a row."""
+        row, col = self.line_of(slot), int(self.where[slot, 1])
         if dx:
             cols, slots = self._row_cols[row]
             k = int(np.searchsorted(cols, col)) + dx
@@ -137,9 +168,11 @@ def _finish(
     cell_width: int,
     boxed: bool = False,
     units: np.ndarray | None = None,
+    half: bool = False,
 ) -> Layout:
     """Turn builder rows into a :class:`Layout`: items, slot positions and the cursor index."""
     where = np.full((slots, 2), -1, dtype=np.int64)
+    levels = np.zeros(slots, dtype=np.int64) if half else None
     out: list[tuple[Item, ...]] = []
     width = 0
     for r, parts in enumerate(rows):
@@ -149,33 +182,44 @@ def _finish(
             item: Item
             if isinstance(part, str):
                 item = Text(part)
-            elif isinstance(part, Text | Span | Join):
+            elif isinstance(part, Text | Span | Join | Halves):
                 item = part
             else:
                 item = Span(np.asarray(part, dtype=np.int64))
-            if isinstance(item, Span):
-                where[item.slots, 0] = r
-                where[item.slots, 1] = col + cell_width * np.arange(len(item.slots))
-                col += cell_width * len(item.slots)
+            if isinstance(item, Span | Halves):
+                placed = [(item.slots, 0)] if isinstance(item, Span) else [(item.top, 0)]
+                if isinstance(item, Halves):
+                    placed.append((item.bottom, 1))
+                for refs, level in placed:
+                    at = np.flatnonzero(refs >= 0)
+                    where[refs[at], 0] = r
+                    where[refs[at], 1] = col + cell_width * at
+                    if levels is not None:
+                        levels[refs[at]] = level
+                col += cell_width * len(placed[0][0])
             else:
                 col += item.width if isinstance(item, Text) else 1
             items.append(item)
         out.append(tuple(items))
         width = max(width, col)
     row_cols: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-    placed = np.flatnonzero(where[:, 0] >= 0)
-    for r in np.unique(where[placed, 0]):
-        in_row = placed[where[placed, 0] == r]
-        order = np.argsort(where[in_row, 1], kind="stable")
-        row_cols[int(r)] = (where[in_row[order], 1], in_row[order])
-    return Layout(tuple(out), cell_width, boxed, width, where, units, row_cols)
+    placed_slots = np.flatnonzero(where[:, 0] >= 0)
+    lines = where[placed_slots, 0]
+    if levels is not None:
+        lines = 2 * lines + levels[placed_slots]
+    for line in np.unique(lines):
+        on_line = placed_slots[lines == line]
+        order = np.argsort(where[on_line, 1], kind="stable")
+        row_cols[int(line)] = (where[on_line[order], 1], on_line[order])
+    return Layout(tuple(out), cell_width, boxed, width, where, units, levels, row_cols)
 
 
 # --------------------------------------------------------------------------- grids
 
 
-def _grid(machine: Machine, width: int) -> Layout:
-    """Mesh and torus: 2D as one grid, 3D as z-planes side by side in bands."""
+def _grid(machine: Machine, width: int, half: bool = False) -> Layout:
+    """Mesh and torus: 2D as one grid, 3D as z-planes side by side in bands; compact (``half``),
+    rows y and y + 1 share a line."""
     spec = machine.spec
     x_size, y_size = spec.dims[0], spec.dims[1]
     planes = spec.dims[2] if len(spec.dims) == 3 else 1
@@ -185,32 +229,43 @@ def _grid(machine: Machine, width: int) -> Layout:
     west = 2 if io is not None else 0
     edge = 1 if wrap_x else 0
     fixed = margin + west + 2 * edge
-    cell_width = 2 if fixed + 2 * x_size <= width else 1
+    cell_width = 2 if not half and fixed + 2 * x_size <= width else 1
     plane_width = x_size * cell_width + 2 * edge
     per_band = max(1, (width - margin - west + len(PLANE_GAP)) // (plane_width + len(PLANE_GAP)))
     io_at = set(io_rows(y_size, io.count, io.placement)) if io is not None else set()
     east = _node_set_marks(machine, y_size)
+    step = 2 if half else 1
     rows: list[list[Part]] = []
     for first in range(0, planes, per_band):
         band = range(first, min(planes, first + per_band))
         if first:
             rows.append([""])
         rows.append(_band_header(band, planes, x_size, cell_width, edge, margin, west))
-        for y in range(y_size):
+        for y in range(0, y_size, step):
+            pair = range(y, min(y_size, y + step))
             row: list[Part] = [f"{y:>{margin - 1}} " if y % 4 == 0 else " " * margin]
             if io is not None:
-                row.append(Text("I " if y in io_at else "  ", "io"))
+                row.append(Text("I " if io_at.intersection(pair) else "  ", "io"))
             for k, z in enumerate(band):
                 if k:
                     row.append(PLANE_GAP)
-                coords = [(x, y, z) if planes > 1 else (x, y) for x in range(x_size)]
-                row += ["┆"] * edge + [[spec.cell(c) for c in coords]] + ["┆"] * edge
-            if east[y]:
-                row.append(Text(" " + east[y], "label"))
+                cells = [
+                    [spec.cell((x, yy, z) if planes > 1 else (x, yy)) for x in range(x_size)]
+                    for yy in pair
+                ]
+                if half:
+                    bottom = cells[1] if len(cells) > 1 else [-1] * x_size
+                    part: Part = Halves(np.asarray(cells[0]), np.asarray(bottom))
+                else:
+                    part = cells[0]
+                row += ["┆"] * edge + [part] + ["┆"] * edge
+            mark = " ".join(east[yy] for yy in pair if east[yy])
+            if mark:
+                row.append(Text(" " + mark, "label"))
             rows.append(row)
         if wrap_y and planes == 1:
             rows.append([" " * (margin + west + edge) + "┄" * (x_size * cell_width)])
-    return _finish(rows, prod(spec.dims), cell_width=cell_width)
+    return _finish(rows, prod(spec.dims), cell_width=cell_width, half=half)
 
 
 def _band_header(
@@ -256,14 +311,18 @@ def _node_set_marks(machine: Machine, y_size: int) -> list[str]:
 # --------------------------------------------------------------------------- partitions
 
 
-def _partitions(machine: Machine, width: int) -> Layout:
-    """Machine rows top to bottom; racks across; a rack's midplanes stacked, highest on top."""
+def _partitions(machine: Machine, width: int, half: bool = False) -> Layout:
+    """Machine rows top to bottom; racks across; a rack's midplanes stacked, highest on top. Compact
+    (``half``): one line per machine row, each rack a column of half blocks (M1 over M0) under an
+    axis of rack numbers."""
     spec = machine.spec
     grid: dict[int, dict[str, dict[str, int]]] = {}
     for index, name in enumerate(spec.names):
         rack, _, level = name.partition("-")
         grid.setdefault(spec.coord(index)[0], {}).setdefault(rack, {})[level] = index
     levels = sorted({lv for racks in grid.values() for r in racks.values() for lv in r})[::-1]
+    if half and len(levels) <= 2:
+        return _partition_halves(spec, grid, levels)
     margin = max(len(lv) for lv in levels) + 1
     rows: list[list[Part]] = []
     for machine_row in sorted(grid):
@@ -285,10 +344,33 @@ def _partitions(machine: Machine, width: int) -> Layout:
     return _finish(rows, len(spec.names), cell_width=3, boxed=True)
 
 
+def _partition_halves(
+    spec: Any, grid: dict[int, dict[str, dict[str, int]]], levels: list[str]
+) -> Layout:
+    """The compact partition layout: a line per machine row (labelled with its first rack), racks
+    across as two-column cells, the upper level over the lower one."""
+    labels = {row: sorted(grid[row])[0] for row in grid}
+    margin = max(len(label) for label in labels.values()) + 1
+    across = max(len(racks) for racks in grid.values())
+    axis = "".join(str(k).ljust(3) for k in range(across)).rstrip()
+    rows: list[list[Part]] = [[" " * margin + axis]]
+    for machine_row in sorted(grid):
+        row: list[Part] = [Text(labels[machine_row].ljust(margin), "axis")]
+        for k, rack in enumerate(sorted(grid[machine_row])):
+            here = grid[machine_row][rack]
+            if k:
+                row.append(" ")
+            top = here.get(levels[0], -1)
+            bottom = here.get(levels[1], -1) if len(levels) > 1 else -1
+            row.append(Halves(np.array([top]), np.array([bottom])))
+        rows.append(row)
+    return _finish(rows, len(spec.names), cell_width=2, half=True)
+
+
 # --------------------------------------------------------------------------- flat
 
 
-def _flat(machine: Machine, width: int) -> Layout:
+def _flat(machine: Machine, width: int, half: bool = False) -> Layout:
     """Rows of nodes, each row labelled with its first node; slots merge nodes past FLAT_SLOTS."""
     nodes = machine.nodes
     slots = min(nodes, FLAT_SLOTS)
@@ -302,18 +384,19 @@ def _flat(machine: Machine, width: int) -> Layout:
     return _finish(rows, slots, cell_width=1, units=units)
 
 
-LAYOUTS: dict[str, Callable[[Machine, int], Layout]] = {
+LAYOUTS: dict[str, Callable[[Machine, int, bool], Layout]] = {
     "mesh": _grid,
     "torus": _grid,
     "partitions": _partitions,
     "flat": _flat,
 }
-"""Layout builder per topology name: ``(machine, width) -> Layout``."""
+"""Layout builder per topology name: ``(machine, width, half) -> Layout``."""
 
 
-def build_layout(machine: Machine, width: int) -> Layout:
-    """The layout of ``machine`` for a pane ``width`` columns wide."""
-    return LAYOUTS[machine.topology](machine, width)
+def build_layout(machine: Machine, width: int, half: bool = False) -> Layout:
+    """The layout of ``machine`` for a pane ``width`` columns wide; compact when ``half`` (a flat
+    pool is compact already and ignores it)."""
+    return LAYOUTS[machine.topology](machine, width, half)
 
 
 def slot_owners(snapshot: Snapshot, layout: Layout) -> np.ndarray:

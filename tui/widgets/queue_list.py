@@ -6,7 +6,12 @@ fit, so an 80×24 terminal still tells why each job waits.
 
 With 50,000 waiting jobs a table widget would build 50,000 rows per frame; this list keeps the
 snapshot's tuple of waiting jobs and renders the visible slice on demand, so a frame costs the same
-for 50 or 50,000 jobs (style anchors §3.4–3.5)."""
+for 50 or 50,000 jobs (style anchors §3.4–3.5).
+
+The operator sorts it by any column (``o`` the next column, ``O`` the other direction), filters it
+(``/``), and sees sections for blocked and held jobs and, with ``U``, the totals per user
+(:mod:`meshsim.tui.queue_view`); sorting and filtering cost a pass over the queue per frame, the
+default view none."""
 
 from __future__ import annotations
 
@@ -27,8 +32,9 @@ from textual.strip import Strip
 from meshsim.engine.core.jobs import Job
 from meshsim.engine.kernel.records import Snapshot
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS, QueueOrder
-from meshsim.tui.format import duration, shape_text
+from meshsim.tui.format import compact, duration, shape_text
 from meshsim.tui.jobstyle import PALETTE, job_color
+from meshsim.tui.queue_view import SORTS, QueueFilter, Section, queue_rows, user_totals
 from meshsim.tui.widgets.scrolling import ROW_CURSOR_BINDINGS, set_virtual_size
 
 COLUMNS = (
@@ -59,6 +65,9 @@ class QueueList(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         *ROW_CURSOR_BINDINGS,
         Binding("enter", "select", "Inspect job", id="queue-inspect", tooltip="Inspect the job"),
+        Binding("o", "sort(1)", "Sort", id="queue-sort", tooltip="Sort by the next column"),
+        Binding("O", "reverse", "Reverse", id="queue-reverse", tooltip="Sort the other way round"),
+        Binding("U", "users", "Users", id="queue-users", tooltip="Totals per user, or the jobs"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "queue-list--header",
@@ -86,8 +95,17 @@ class QueueList(ScrollView, can_focus=True):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
-        self._jobs: Sequence[Job] = ()
+        self._jobs: Sequence[Job | Section] = ()
         self._reasons: Mapping[int, str] = {}
+        self.filter: QueueFilter | None = None
+        """The operator's filter (``/``); None lists every job."""
+        self.sort = "#"
+        """The column the list is sorted by (``#``: queue order)."""
+        self.descending = False
+        self.users = False
+        """Whether the pane shows the totals per user instead of the jobs."""
+        self._user_lines: list[str] = []
+        self._snapshot: Snapshot | None = None
         self._order: QueueOrder | None = None
         self._order_name = ""
         self._now = 0.0
@@ -95,22 +113,25 @@ class QueueList(ScrollView, can_focus=True):
         self._styles: tuple[Style, Style, Style] | None = None
 
     def show(self, snapshot: Snapshot) -> None:
-        """Render ``snapshot``'s queue (held jobs follow the waiting ones); the cursor stays on the
-        job it was on when that job is still listed. Only the rows on screen are drawn; finding the
-        selected job again looks near the cursor first, so a frame does no Python work per waiting
-        job."""
+        """Render ``snapshot``'s queue: its sections, filtered and sorted as the operator chose
+        (:func:`~meshsim.tui.queue_view.queue_rows`); the cursor stays on the job it was on when
+        that job is still listed. Only the rows on screen are drawn; finding the selected job again
+        looks near the cursor first, so a frame in the default view does no Python work per
+        waiting job."""
+        self._snapshot = snapshot
         if snapshot.policy.queue != self._order_name:
             self._order_name = snapshot.policy.queue
             self._order = QUEUE_ORDERS.get(self._order_name)(snapshot.machine)
+        self._jobs = queue_rows(snapshot, self.filter, self.sort, self.descending)
         if snapshot.held:
-            self._jobs = snapshot.waiting + snapshot.held
             self._reasons = dict(snapshot.reasons)
             self._reasons.update((job.index, "held by the operator") for job in snapshot.held)
         else:
-            self._jobs = snapshot.waiting
             self._reasons = snapshot.reasons
         self._now = snapshot.time
-        set_virtual_size(self, Size(self.size.width, len(self._jobs) * self._lines_per_job() + 1))
+        if self.users:
+            self._user_lines = _user_lines(snapshot)
+        set_virtual_size(self, Size(self.size.width, self._lines_total()))
         position = self._position(self._selected_index)
         if position is not None:
             self.cursor = position
@@ -118,7 +139,49 @@ class QueueList(ScrollView, can_focus=True):
             self.cursor = min(self.cursor, max(0, len(self._jobs) - 1))
         if self._jobs:
             self._selected_index = self._jobs[self.cursor].index
+        self.border_title = self._pane_title(snapshot)
         self.refresh()
+
+    def _pane_title(self, snapshot: Snapshot) -> str:
+        """The counts, and the filter and sort in use."""
+        held = f" + {len(snapshot.held):,} held" if snapshot.held else ""
+        title = f"waiting queue · {len(snapshot.waiting):,}{held}"
+        if self.filter is not None:
+            title += f" · filter {self.filter.text}"
+        if self.sort != "#" or self.descending:
+            title += f" · by {self.sort} {'▼' if self.descending else '▲'}"
+        return title
+
+    def _lines_total(self) -> int:
+        if self.users:
+            return len(self._user_lines) + 1
+        return len(self._jobs) * self._lines_per_job() + 1
+
+    def _again(self) -> None:
+        """Show the last snapshot again after a change of view."""
+        if self._snapshot is not None:
+            self.show(self._snapshot)
+
+    def set_filter(self, chosen: QueueFilter | None) -> None:
+        """List only the jobs ``chosen`` keeps (None: every job)."""
+        self.filter = chosen
+        self._again()
+
+    def action_sort(self, step: int) -> None:
+        """Sort by the next column (``#``, job, user, size, est, wait, and round again)."""
+        names = list(SORTS)
+        self.sort = names[(names.index(self.sort) + step) % len(names)]
+        self.descending = False
+        self._again()
+
+    def action_reverse(self) -> None:
+        self.descending = not self.descending
+        self._again()
+
+    def action_users(self) -> None:
+        self.users = not self.users
+        self.scroll_to(y=0, animate=False)
+        self._again()
 
     def _position(self, index: int) -> int | None:
         """Where job ``index`` is listed: at the cursor or within :data:`NEAR` rows of it (jobs move
@@ -134,14 +197,18 @@ class QueueList(ScrollView, can_focus=True):
 
     @property
     def selected(self) -> Job | None:
-        return self._jobs[self.cursor] if self._jobs else None
+        """The job under the cursor (None on a section's title or in the per-user view)."""
+        if self.users or not self._jobs:
+            return None
+        row = self._jobs[self.cursor]
+        return None if isinstance(row, Section) else row
 
     def _lines_per_job(self) -> int:
         """1 when the reason fits beside the columns, else 2 (see :func:`fit`)."""
         return fit(self.size.width)[1]
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.size.width, len(self._jobs) * self._lines_per_job() + 1)
+        self.virtual_size = Size(self.size.width, self._lines_total())
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -160,8 +227,15 @@ class QueueList(ScrollView, can_focus=True):
         return self._styles
 
     def action_move(self, delta: int) -> None:
+        if self.users:
+            self.scroll_to(y=max(0, int(self.scroll_offset.y) + delta), animate=False)
+            return
         if self._jobs:
-            self.cursor = max(0, min(len(self._jobs) - 1, self.cursor + delta))
+            cursor = max(0, min(len(self._jobs) - 1, self.cursor + delta))
+            step = 1 if delta >= 0 else -1
+            while isinstance(self._jobs[cursor], Section) and 0 <= cursor + step < len(self._jobs):
+                cursor += step
+            self.cursor = cursor
             lines = self._lines_per_job()
             top = self.cursor * lines - (self.size.height - 1 - lines) // 2
             self.scroll_to(y=max(0, top), animate=False)
@@ -174,7 +248,7 @@ class QueueList(ScrollView, can_focus=True):
     def on_click(self, event: object) -> None:
         y = getattr(event, "y", 0) + int(self.scroll_offset.y) - 1
         row = y // self._lines_per_job()
-        if y >= 0 and row < len(self._jobs):
+        if not self.users and y >= 0 and row < len(self._jobs):
             self.cursor = row
             self.action_select()
 
@@ -187,24 +261,43 @@ class QueueList(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        columns, lines = fit(width)
+        header_style = self._line_styles()[0]
+        if self.users:
+            lines = [USER_HEADER, *self._user_lines]
+            row = y if y == 0 else y + int(self.scroll_offset.y)
+            if row >= len(lines):
+                return Strip.blank(width)
+            style = header_style if row == 0 else Style()
+            return Strip([Segment(lines[row][:width].ljust(width), style)], width)
+        columns, lines_per_job = fit(width)
         if y == 0:
-            head = "".join(name.rjust(w) for name, w in columns)
-            if lines == 1:
+            head = "".join(self._title(name).rjust(w) for name, w in columns)
+            if lines_per_job == 1:
                 head += "  reason"
             if not self._jobs:
-                head += "   (no job waiting)"
-            return Strip([Segment(head[:width].ljust(width), self._line_styles()[0])], width)
-        row, part = divmod(y - 1 + int(self.scroll_offset.y), lines)
+                head += "   (no job listed)" if self.filter else "   (no job waiting)"
+            return Strip([Segment(head[:width].ljust(width), header_style)], width)
+        row, part = divmod(y - 1 + int(self.scroll_offset.y), lines_per_job)
         if row >= len(self._jobs):
             return Strip.blank(width)
-        return self._row(row, part, columns, lines, width)
+        entry = self._jobs[row]
+        if isinstance(entry, Section):
+            text = entry.title if part == 0 else ""
+            return Strip([Segment(text[:width].ljust(width), header_style)], width)
+        return self._row(row, part, columns, lines_per_job, width)
+
+    def _title(self, name: str) -> str:
+        """A column's title, marked when the list is sorted by it."""
+        if name != self.sort or (name == "#" and not self.descending):
+            return name
+        return name + ("▼" if self.descending else "▲")
 
     def _row(
         self, row: int, part: int, columns: tuple[tuple[str, int], ...], lines: int, width: int
     ) -> Strip:
         """Line ``part`` of job ``row``: its cells and reason, or (two-line rows) its reason."""
         job = self._jobs[row]
+        assert isinstance(job, Job)
         _, cursor, muted = self._line_styles()
         base = job_style(job.index)
         if row == self.cursor and self.has_focus:
@@ -223,13 +316,25 @@ class QueueList(ScrollView, can_focus=True):
             "shape": shape_text(job.shape),
             "est": duration(job.estimate),
             "wait": duration(max(0.0, self._now - job.submit)),
-            "prio": f"{score:.3g}",
+            "prio": compact(score),
         }
         text = "".join(cells[name].rjust(w)[-w:] for name, w in columns)
         segments = [Segment(text, base)]
         if lines == 1:
             segments.append(Segment("  " + reason, muted))
         return Strip(segments).crop_extend(0, width, None)
+
+
+USER_HEADER = f"{'user':>6} {'waiting':>8} {'nodes':>8} {'held':>5} {'running':>8} {'nodes':>8}"
+"""The per-user view's column titles."""
+
+
+def _user_lines(snapshot: Snapshot) -> list[str]:
+    return [
+        f"{t.user if t.user >= 0 else '-':>6} {t.waiting:>8,} {t.waiting_nodes:>8,} "
+        f"{t.held:>5,} {t.running:>8,} {t.running_nodes:>8,}"
+        for t in user_totals(snapshot)
+    ]
 
 
 @lru_cache(maxsize=8)

@@ -20,7 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from meshsim.engine.kernel.records import Snapshot
-from meshsim.tui.format import clock, duration
+from meshsim.tui.format import TIME_WIDTH, clock, duration
 from meshsim.tui.jobstyle import job_color, job_letter
 from meshsim.tui.widgets.scrolling import ROW_CURSOR_BINDINGS, set_virtual_size
 
@@ -29,17 +29,25 @@ COLUMNS = (
     ("job", 7),
     ("user", 5),
     ("size", 6),
-    ("location", 18),
-    ("start", 14),
-    ("expected end", 14),
+    ("start", TIME_WIDTH),
+    ("expected end", TIME_WIDTH),
     ("remaining", 9),
+    ("location", 18),
 )
-"""Column titles and widths (a time is ``day D hh:mm:ss``; longer locations are cut); numbers are
-right-aligned, text left-aligned, one space between columns."""
+"""Column titles and widths (times ``day D hh:mm:ss`` in a fixed width, never cut; longer
+locations are cut); numbers are right-aligned, text left-aligned, one space between columns."""
+
+NARROW = ("", "job", "size", "expected end", "remaining", "location")
+"""The columns a pane narrower than all of them keeps (the location last, cut by the pane)."""
 
 LEFT = {"location", "start", "expected end"}
 
-WIDTH = sum(w for _, w in COLUMNS) + len(COLUMNS) - 1
+
+def columns_for(width: int) -> tuple[tuple[str, int], ...]:
+    """Every column when the pane is wide enough, else the :data:`NARROW` ones."""
+    if width >= sum(w for _, w in COLUMNS) + len(COLUMNS) - 1:
+        return COLUMNS
+    return tuple(c for c in COLUMNS if c[0] in NARROW)
 
 
 def _cell(name: str, text: str, width: int) -> str:
@@ -71,7 +79,8 @@ class RunningTable(ScrollView, can_focus=True):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self._order: list[int] = []
-        self._cells: dict[int, tuple[str, ...]] = {}
+        self._cells: dict[int, dict[str, str]] = {}
+        self._columns = COLUMNS
         self._index: dict[int, int] = {}
         self._lines: dict[tuple[int, bool], Strip] = {}
         self._selected = -1
@@ -90,16 +99,16 @@ class RunningTable(ScrollView, can_focus=True):
         for r in snapshot.running:
             job_id = r.job.job_id
             order.append(job_id)
-            cells = (
-                job_letter(r.job.index),
-                str(job_id),
-                str(r.job.user) if r.job.user >= 0 else "-",
-                str(r.job.size),
-                r.placement.label or f"{r.placement.nodes} nodes",
-                clock(r.start),
-                clock(r.expected_end),
-                duration(max(0.0, r.expected_end - now)),
-            )
+            cells = {
+                "": job_letter(r.job.index),
+                "job": str(job_id),
+                "user": str(r.job.user) if r.job.user >= 0 else "-",
+                "size": str(r.job.size),
+                "start": clock(r.start),
+                "expected end": clock(r.expected_end),
+                "remaining": duration(max(0.0, r.expected_end - now)),
+                "location": r.placement.label or f"{r.placement.nodes} nodes",
+            }
             if self._cells.get(job_id) != cells:
                 self._cells[job_id] = cells
                 self._index[job_id] = r.job.index
@@ -116,8 +125,20 @@ class RunningTable(ScrollView, can_focus=True):
         else:
             self.cursor = min(self.cursor, max(0, len(order) - 1))
         self._selected = order[self.cursor] if order else -1
-        set_virtual_size(self, Size(WIDTH, len(order) + 1))
+        set_virtual_size(self, Size(self._width(), len(order) + 1))
         self.refresh()
+
+    def _width(self) -> int:
+        return sum(w for _, w in self._columns) + len(self._columns) - 1
+
+    def on_resize(self) -> None:
+        """Choose the columns for the new width (the drawn rows are drawn again)."""
+        columns = columns_for(self.size.width)
+        if columns != self._columns:
+            self._columns = columns
+            self._lines.clear()
+            set_virtual_size(self, Size(self._width(), len(self._order) + 1))
+            self.refresh()
 
     def watch_cursor(self, cursor: int) -> None:
         if cursor < len(self._order):
@@ -165,7 +186,7 @@ class RunningTable(ScrollView, can_focus=True):
         x = int(self.scroll_offset.x)
         header, cursor = self._line_styles()
         if y == 0:
-            head = " ".join(_cell(name, name, w) for name, w in COLUMNS)
+            head = " ".join(_cell(name, name, w) for name, w in self._columns)
             return Strip([Segment(head, header)]).crop_extend(x, x + width, None)
         row = y - 1 + int(self.scroll_offset.y)
         if row >= len(self._order):
@@ -182,9 +203,8 @@ class RunningTable(ScrollView, can_focus=True):
         """Job ``job_id``'s row: its letter in bold colour, then its cells."""
         color = Style(color=job_color(self._index[job_id]))
         cells = self._cells[job_id]
-        pairs = zip(COLUMNS[1:], cells[1:], strict=True)
-        rest = " ".join(_cell(name, text, w) for (name, w), text in pairs)
+        rest = " ".join(_cell(name, cells[name], w) for name, w in self._columns[1:])
         tag, text = color + Style(bold=True), Style()
         if cursor is not None:
             tag, text = tag + cursor, cursor
-        return Strip([Segment(cells[0], tag), Segment(" " + rest.ljust(WIDTH - 2), text)])
+        return Strip([Segment(cells[""], tag), Segment(" " + rest.ljust(self._width() - 2), text)])

@@ -1,8 +1,10 @@
-"""The status bar: machine, simulated time, ``event N``, run/pause state, speed and policy.
+"""The status bar: machine, simulated time, ``event N``, run/pause state, speed, policy and the
+waiting, running and idle counts.
 
-On a narrow terminal the line keeps what fits: the queue and running counts go first (the pane
-titles show them too), then the machine and session name (the map's header names the machine); time,
-``event N``, the run state with its speed, and the policy always stay."""
+On a narrow terminal the line keeps what fits, dropping in this order: the session name, the
+machine (the map's header names it), the long forms of the state and the counts, then the counts
+(the pane titles show them too). Time, ``event N``, the run state with its speed, and the policy
+always stay; at 100 columns the counts stay as well."""
 
 from __future__ import annotations
 
@@ -24,18 +26,28 @@ def speed_text(speed: float) -> str:
 def status_text(frame: Frame, width: int | None = None) -> str:
     """The one-line status for ``frame``, in at most ``width`` columns when it is given."""
     snap = frame.snapshot
+    speed = speed_text(frame.speed)
     if snap.done:
-        state = "■ done"
+        state = short_state = "■ done"
     elif frame.live:
-        state = f"▶ live {speed_text(frame.speed)} ({frame.events_per_second:,.0f} ev/s)"
+        state = f"▶ live {speed} ({frame.events_per_second:,.0f} ev/s)"
+        short_state = f"▶ live {speed}"
     else:
-        state = f"❚❚ paused (speed {speed_text(frame.speed)})"
-    who = f"{snap.machine.name} [{frame.session}]"
-    counts = (
-        f"{len(snap.waiting)} waiting, {len(snap.running)} running, {snap.free_nodes:,} idle nodes"
+        state = f"❚❚ paused (speed {speed})"
+        short_state = f"❚❚ paused {speed}"
+    waiting, running = len(snap.waiting), len(snap.running)
+    counts = f"{waiting:,} waiting, {running:,} running, {snap.free_nodes:,} idle nodes"
+    short_counts = f"{waiting:,} wait · {running:,} run · {snap.free_nodes:,} idle"
+    time, event, policy = clock(snap.time), f"event {snap.event}", snap.policy.label()
+    machine = snap.machine.name
+    variants = (
+        [f"{machine} [{frame.session}]", time, event, state, policy, counts],
+        [machine, time, event, state, policy, counts],
+        [time, event, state, policy, counts],
+        [time, event, short_state, policy, short_counts],
+        [time, event, short_state, policy],
     )
-    core = [clock(snap.time), f"event {snap.event}", state, snap.policy.label()]
-    for fields in ([who, *core, counts], [who, *core], core):
+    for fields in variants:
         text = " " + SEPARATOR.join(fields)
         if width is None or len(text) <= width:
             return text
