@@ -35,3 +35,12 @@ def test_narrow_status_keeps_the_counts_at_100_columns_and_time_event_state_poli
     at_100 = status_text(frame(), 100)
     assert len(at_100) <= 100 and " wait · " in at_100 and " idle" in at_100
     assert "wait" not in status_text(frame(), 60)
+
+
+def test_the_counts_stay_at_100_columns_on_day_10_after_event_6215() -> None:
+    """Seen on Intrepid in tmux: a two-digit day and a four-digit event pushed the counts out."""
+    session = Session(RunOptions(machine="intrepid"), name="console")
+    session.goto_time(10 * 86400 + 11 * 3600 + 55 * 60 + 6)
+    text = status_text(Frame(session.snapshot(), session.name, False, 3600.0), 100)
+    assert text.startswith(" day 10 11:55:06 │ event 62") and " wait · " in text
+    assert "❚❚ ×3600" in text and len(text) <= 100

@@ -204,7 +204,10 @@ class MachineMap(ScrollView, can_focus=True):
         snapshot = self._snapshot
         if snapshot is None:
             return
-        width = max(self.scrollable_content_region.width, 20)
+        # The width left by a vertical scrollbar, whether one shows or not: the picture chosen
+        # (full or compact) decides whether the pane scrolls, and a width that changed with the
+        # scrollbar would change the choice again.
+        width = max(self.content_region.width - self.styles.scrollbar_size_vertical, 20)
         before, legend = self._owners, self._legend
         half = self._compact(snapshot.machine, width)
         if self._layout is None or width != self._built_width or half != self._layout.half:

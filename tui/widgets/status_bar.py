@@ -1,10 +1,10 @@
 """The status bar: machine, simulated time, ``event N``, run/pause state, speed, policy and the
 waiting, running and idle counts.
 
-On a narrow terminal the line keeps what fits, dropping in this order: the session name, the
-machine (the map's header names it), the long forms of the state and the counts, then the counts
-(the pane titles show them too). Time, ``event N``, the run state with its speed, and the policy
-always stay; at 100 columns the counts stay as well."""
+On a narrow terminal the line keeps what fits, dropping in this order: the session name, the machine
+(the map's header names it), the long forms of the state and the counts, the words ``live`` and
+``paused`` (their symbols stay), then the counts (the pane titles show them too). Time, ``event N``,
+the run state with its speed, and the policy always stay; at 100 columns the counts stay as well."""
 
 from __future__ import annotations
 
@@ -28,13 +28,13 @@ def status_text(frame: Frame, width: int | None = None) -> str:
     snap = frame.snapshot
     speed = speed_text(frame.speed)
     if snap.done:
-        state = short_state = "■ done"
+        state = short_state = tiny_state = "■ done"
     elif frame.live:
         state = f"▶ live {speed} ({frame.events_per_second:,.0f} ev/s)"
-        short_state = f"▶ live {speed}"
+        short_state, tiny_state = f"▶ live {speed}", f"▶ {speed}"
     else:
         state = f"❚❚ paused (speed {speed})"
-        short_state = f"❚❚ paused {speed}"
+        short_state, tiny_state = f"❚❚ paused {speed}", f"❚❚ {speed}"
     waiting, running = len(snap.waiting), len(snap.running)
     counts = f"{waiting:,} waiting, {running:,} running, {snap.free_nodes:,} idle nodes"
     short_counts = f"{waiting:,} wait · {running:,} run · {snap.free_nodes:,} idle"
@@ -45,6 +45,7 @@ def status_text(frame: Frame, width: int | None = None) -> str:
         [machine, time, event, state, policy, counts],
         [time, event, state, policy, counts],
         [time, event, short_state, policy, short_counts],
+        [time, event, tiny_state, policy, short_counts],
         [time, event, short_state, policy],
     )
     for fields in variants:
