@@ -16,11 +16,11 @@ simulated start minus the same origin. A job's start is *within* a tolerance whe
 1 hour).
 
 **Per group** (overall; per queue, partition, size class and user group): the jobs compared, the
-mean and median of both waits, the mean absolute error of the wait
-(MAE = Σ |simulated − recorded| / n), Pearson's correlation of the two waits (``None`` for fewer
-than two jobs or a constant wait), the share of jobs within each tolerance, and the group's jobs
-not compared. Overall, the utilization of the compared jobs under both schedules, by the formula
-of :func:`meshsim.engine.metrics.summary` (Σ size × runtime over ``N × T``, ``T`` from the first
+mean and median of both waits, the mean absolute error of the wait (MAE = Σ |simulated − recorded| /
+n), Pearson's correlation of the two waits (``None`` for fewer than two jobs or a constant wait),
+the share of jobs within each tolerance, and the group's jobs not compared. Overall, the utilization
+of the compared jobs under both schedules, by the formula of
+:func:`meshsim.engine.kernel.metrics.summary` (Σ size × runtime over ``N × T``, ``T`` from the first
 submit to the last end of the jobs compared; the simulated schedule's runtimes are its own, end −
 start, so a runtime model shows).
 

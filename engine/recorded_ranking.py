@@ -79,7 +79,8 @@ def rank_recorded(
     done: Callable[[int, int], None] | None = None,
 ) -> list[Ranked]:
     """Replay the whole workload under every configuration and rank them (module docstring);
-    ``done(k, n)`` is told each time a replay finishes (:func:`meshsim.engine.compare.run_all`)."""
+    ``done(k, n)`` is told each time a replay finishes
+    (:func:`meshsim.engine.tools.compare.run_all`)."""
     check_options(COMPARE, {"--seed": seed, "--workers": workers})
     why = no_fit(workload)
     if why is not None:

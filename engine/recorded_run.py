@@ -1,9 +1,9 @@
 """A finished run against the schedule its log recorded: the result JSON's ``recorded`` section.
 
 :func:`replay_fit` reads what :func:`meshsim.engine.recorded.compare_recorded` needs from a finished
-:class:`~meshsim.engine.simulation.Simulation` of a trace: the source SWF rows the workload keeps
-(``Workload.records``: field 3, the recorded wait; field 11, the status; fields 13, 15 and 16, the
-user group, queue and partition), the optional ``eligible`` column of imported logs
+:class:`~meshsim.engine.kernel.simulation.Simulation` of a trace: the source SWF rows the workload
+keeps (``Workload.records``: field 3, the recorded wait; field 11, the status; fields 13, 15 and 16,
+the user group, queue and partition), the optional ``eligible`` column of imported logs
 (``Workload.attrs["eligible"]``), the jobs the replay started, finished or rejected, and the jobs
 skipped on loading. Jobs are grouped by the log's own queue names and partition names (the SWF
 header's ``Queue:`` and ``Partition:`` lines, in the log's numbering; a number the header does not

@@ -21,7 +21,7 @@ queue of the trace that holds jobs goes to:
 
 A queue number the header does not name is known by the number as written (``7``): only
 ``--queue-map 7=QUEUE`` places it. Every placement under another name is reported with the
-number of jobs it moved (:class:`meshsim.engine.workload.QueueMapping`)."""
+number of jobs it moved (:class:`meshsim.engine.workloads.workload.QueueMapping`)."""
 
 from __future__ import annotations
 

@@ -16,6 +16,6 @@ named experiment specs that reproduce the seed papers' tables and figures.
 - :mod:`~meshsim.engine.tools.experiments.figures` and
   :mod:`~meshsim.engine.tools.experiments.textplot`: figure data and a terminal renderer;
 - :mod:`~meshsim.engine.tools.experiments.availability` and
-  :mod:`~meshsim.engine.tools.experiments.catalog`: what a spec needs that this meshsim lacks, and
-  the ``experiments/`` registry of ``meshsim reproduce``.
+  :mod:`~meshsim.engine.tools.experiments.reproduce`: what a spec needs that this meshsim lacks, and
+  the ``experiments/`` files of ``meshsim reproduce``.
 """
