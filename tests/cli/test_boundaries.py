@@ -361,6 +361,17 @@ CASES = [
         files={"b.toml": b'[machine]\nname = "\xff"\n'},
     ),
     Case(
+        "machine-value-with-control-characters",
+        ("machines", "validate", "{d}/b.toml"),
+        "/a\\nb\\x1b[2J.swf",
+        files={"b.toml": FLAT.replace('"m"\n', '"m"\ndefault_workload = "a\\nb\\u001b[2J.swf"\n')},
+    ),
+    Case(
+        "workload-name-with-a-line-break",
+        ("run", "--machine", "flat:4", "--workload", "{d}/t\n.swf", "-q"),
+        "t\\n.swf",
+    ),
+    Case(
         "machine-huge-mesh",
         ("machines", "validate", "{d}/b.toml"),
         "MESHSIM_MAX_CELLS",
