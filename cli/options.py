@@ -4,11 +4,13 @@ once."""
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from meshsim.cli.output import fail
 from meshsim.engine.allocation.allocator import ALLOCATORS
 from meshsim.engine.families.contention.traffic import COMM_PATTERNS, IO_TRAFFIC
 from meshsim.engine.kernel.runtime_models import RUNTIME_MODELS
@@ -17,6 +19,7 @@ from meshsim.engine.scheduling.backfill import BACKFILLS
 from meshsim.engine.scheduling.disciplines import DISCIPLINES
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS
 from meshsim.engine.tools.runcase import RunOptions
+from meshsim.engine.validation.options import flag
 from meshsim.engine.workloads.shapes import SHAPE_RULES
 
 POLICY_PANEL = "Policy"
@@ -208,8 +211,24 @@ def joined(values: list[str] | None) -> str | None:
     return ",".join(values) if values else None
 
 
-def run_options(**values: object) -> RunOptions:
-    """The :class:`RunOptions` of a command that takes every simulation option (``run`` and
-    ``tui`` share this one definition); their values are checked where every run's are
+SIMULATION_OPTIONS = tuple(f.name for f in fields(RunOptions))
+"""The parameters, named as :class:`RunOptions` names its fields, that ``run`` and ``tui`` both
+declare with this module's definitions."""
+
+
+def run_options(ctx: typer.Context) -> RunOptions:
+    """The :class:`RunOptions` of a command that declares every simulation option (``run`` and
+    ``tui``), from the values Typer parsed; they are checked where every run's are
     (:func:`meshsim.engine.tools.runcase.load_inputs`)."""
+    values = {name: ctx.params[name] for name in SIMULATION_OPTIONS}
+    values["queue_map"] = joined(values["queue_map"])
     return RunOptions(**values)  # type: ignore[arg-type]
+
+
+def refuse_beside_scenario(ctx: typer.Context) -> None:
+    """With ``--scenario FILE`` the scenario sets every simulation option: one given on the command
+    line too is an error naming it (never silently ignored)."""
+    for name in SIMULATION_OPTIONS:
+        source = ctx.get_parameter_source(name)
+        if source is not None and source.name != "DEFAULT":
+            fail(f"{flag(name)} cannot be combined with --scenario (the scenario file sets it)")

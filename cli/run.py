@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,13 +21,12 @@ from meshsim.engine.logs.reasons import RECORD_REASONS
 from meshsim.engine.tools.outputs import EventLogWriter, dumps, jobs_csv_text, schedule_swf
 from meshsim.engine.tools.runcase import (
     DEFAULT_MACHINE,
-    RunOptions,
     case_document,
     input_files,
     prepare,
 )
 from meshsim.engine.tools.scenario import load_scenario, scenario_document
-from meshsim.engine.validation.options import RUN_OUTPUTS, check_options, flag
+from meshsim.engine.validation.options import RUN_OUTPUTS, check_options
 from meshsim.engine.workloads.swf import swf_bytes
 from meshsim.engine.workloads.tracecut import cut_summary
 from meshsim.engine.writing import Batch, Target, check_targets
@@ -104,43 +103,10 @@ def run(
     error naming it) and is run to its end; outputs combine with it."""
     outputs = Outputs(out_path, jobs_out, events_out, swf_out, report, report_out, quiet)
     if scenario is not None:
-        for f in fields(RunOptions):
-            source = ctx.get_parameter_source(f.name)
-            if source is not None and source.name != "DEFAULT":
-                fail(
-                    f"{flag(f.name)} cannot be combined with --scenario (the scenario file sets it)"
-                )
+        opt.refuse_beside_scenario(ctx)
         run_scenario(scenario, outputs)
         return
-    options = opt.run_options(
-        machine=machine,
-        workload=workload,
-        queue=queue,
-        discipline=discipline,
-        backfill=backfill,
-        alloc=alloc,
-        window=window,
-        bound=bound,
-        rotate=rotate,
-        migrate=migrate,
-        shape=shape,
-        runtime_model=runtime_model,
-        pattern=pattern,
-        io_traffic=io_traffic,
-        io_share=io_share,
-        procs_per_unit=procs_per_unit,
-        load_factor=load_factor,
-        runtime_scale=runtime_scale,
-        seed=seed,
-        lenient=lenient,
-        log_format=log_format,
-        tz=tz,
-        partition_limit=partition_limit,
-        first=first,
-        skip=skip,
-        requeue=requeue,
-        queue_map=opt.joined(queue_map),
-    )
+    options = opt.run_options(ctx)
     outputs.check(input_files(options))
     _simulate(
         lambda log: prepare(options, log=log), lambda sim: case_document(sim, options), outputs

@@ -16,6 +16,7 @@ def register(app: typer.Typer) -> None:
 
 
 def tui(
+    ctx: typer.Context,
     machine: opt.Machine = DEFAULT_MACHINE,
     workload: opt.Workload = None,
     queue: opt.Queue = None,
@@ -64,35 +65,9 @@ def tui(
     saved."""
     from meshsim.engine.tools.scenario import load_scenario
 
-    options = opt.run_options(
-        machine=machine,
-        workload=workload,
-        queue=queue,
-        discipline=discipline,
-        backfill=backfill,
-        alloc=alloc,
-        window=window,
-        bound=bound,
-        rotate=rotate,
-        migrate=migrate,
-        shape=shape,
-        runtime_model=runtime_model,
-        pattern=pattern,
-        io_traffic=io_traffic,
-        io_share=io_share,
-        procs_per_unit=procs_per_unit,
-        load_factor=load_factor,
-        runtime_scale=runtime_scale,
-        seed=seed,
-        lenient=lenient,
-        log_format=log_format,
-        tz=tz,
-        partition_limit=partition_limit,
-        first=first,
-        skip=skip,
-        requeue=requeue,
-        queue_map=opt.joined(queue_map),
-    )
+    if scenario is not None:
+        opt.refuse_beside_scenario(ctx)
+    options = opt.run_options(ctx)
     check_inputs(load_scenario(scenario).options if scenario else options)
     if screenshot is not None:
         from meshsim.tui.screenshot import save_screenshot

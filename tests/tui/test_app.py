@@ -414,6 +414,7 @@ def test_bad_input_to_meshsim_tui_is_one_line(tmp_path: Path) -> None:
         (["--machine", "nosuch"], "nosuch"),
         (["--queue", "lifo"], "lifo"),
         (["--scenario", str(tmp_path / "missing.json")], "missing.json"),
+        (["--scenario", str(tmp_path / "s.json"), "--seed", "3"], "--seed cannot be combined"),
     ):
         done = subprocess.run(
             [sys.executable, "-m", "meshsim", "tui", *args],
