@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -193,12 +194,29 @@ def test_a_users_own_packages_shadow_nothing(tmp_path):
     assert api == json.loads(out.read_text())["metrics"]
 
 
+UNBUILT = (
+    ".git",
+    ".venv*",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    ".*_cache",
+    ".hypothesis",
+)
+"""What a copy of the checkout for a build leaves out: version control, environments, caches and
+earlier builds."""
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """The wheel ``pip wheel .`` builds from this checkout."""
+    """The wheel ``pip wheel .`` builds from a copy of this checkout (a build writes ``build/``
+    and ``*.egg-info`` beside its sources; the checkout is left as it was)."""
     folder = tmp_path_factory.mktemp("wheel")
+    source = tmp_path_factory.mktemp("source") / "meshsim"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*UNBUILT))
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(folder), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(folder), str(source)],
         capture_output=True,
         text=True,
     )
