@@ -53,7 +53,7 @@ def bench(
     if list_only:
         table = Table(title="benchmark scenarios")
         for col in ("name", "what", "target"):
-            table.add_column(col)
+            table.add_column(col, no_wrap=col == "name")
         for name in registry.names():
             s = registry.get(name)
             table.add_row(name + (" (heavy)" if s.heavy else ""), s.description, s.target)
@@ -86,7 +86,8 @@ def bench_engine(chosen: list[str]) -> list[Measurement]:
     page: list[Measurement] = []
     table = Table(title="meshsim bench")
     for col in ("scenario", "jobs", "wall s", "sim s", "jobs/s", "events/s", "peak MB", "target"):
-        table.add_column(col, justify="left" if col in ("scenario", "target") else "right")
+        left = col in ("scenario", "target")
+        table.add_column(col, justify="left" if left else "right", no_wrap=col != "target")
     for name in chosen:
         scenario = SCENARIOS.get(name)
         with out.status(f"running {name}"):

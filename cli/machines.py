@@ -26,16 +26,26 @@ def register(app: typer.Typer) -> None:
 def list_machines() -> None:
     """The bundled machines (any other .toml file can be given by path); the workload column says
     whether a machine brings a default workload or needs --workload."""
+    machines = [load_machine(name) for name in bundled_machines()]
+    beside = out.width >= WIDE
     table = Table(title="machines")
-    for col in ("name", "topology", "nodes", "default allocator", "workload", "description"):
-        table.add_column(col, justify="right" if col == "nodes" else "left")
-    for name in bundled_machines():
-        m = load_machine(name)
+    for col in ("name", "topology", "nodes", "allocator", "workload"):
+        table.add_column(col, justify="right" if col == "nodes" else "left", no_wrap=True)
+    if beside:
+        table.add_column("description")
+    for m in machines:
         workload = "bundled" if m.default_workload else "give --workload"
-        table.add_row(
-            name, m.topology, f"{m.nodes:,}", m.default_allocator, workload, m.description
-        )
+        row = [m.name, m.topology, f"{m.nodes:,}", m.default_allocator, workload]
+        table.add_row(*row, *([m.description] if beside else []))
     out.print(table)
+    if not beside:
+        for m in machines:
+            out.print(f"[bold]{m.name}[/]: {m.description}", highlight=False)
+
+
+WIDE = 120
+"""The terminal width from which ``machines list`` gives each description a column of the table;
+narrower, the descriptions follow the table (the names and figures are never cut)."""
 
 
 @machines_app.command("show")

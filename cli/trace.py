@@ -91,32 +91,48 @@ def _print_info(d: dict, malformed: tuple) -> None:
     out.print(head)
     if not span:
         return
-    sizes = Table(title="sizes (processors)")
-    for label in d["sizes"]:
-        sizes.add_column(label, justify="right")
-    sizes.add_row(*[f"{v:,}" for v in d["sizes"].values()])
-    out.print(sizes)
+    sizes = d["sizes"]
+    for table in counts_across("sizes (processors)", list(sizes), list(sizes.values())):
+        out.print(table)
     pct = Table(title="percentiles")
     pct.add_column("")
-    keys = list(d["runtime_s"])
-    for k in keys:
-        pct.add_column(k, justify="right")
-    pct.add_row("runtime (s)", *[f"{d['runtime_s'][k]:,.0f}" for k in keys])
-    pct.add_row("estimate (s)", *[f"{d['estimate_s'][k]:,.0f}" for k in keys])
+    pct.add_column("runtime (s)", justify="right", no_wrap=True)
+    pct.add_column("estimate (s)", justify="right", no_wrap=True)
     if "accuracy" in d:
-        pct.add_row("runtime/estimate", *[f"{d['accuracy'][k]:.2f}" for k in keys])
+        pct.add_column("runtime/estimate", justify="right", no_wrap=True)
+    for k in d["runtime_s"]:
+        row = [k, f"{d['runtime_s'][k]:,.0f}", f"{d['estimate_s'][k]:,.0f}"]
+        if "accuracy" in d:
+            row.append(f"{d['accuracy'][k]:.2f}")
+        pct.add_row(*row)
     out.print(pct)
     label = "local" if span["absolute"] else "relative to t=0"
-    hours = Table(title=f"arrivals by hour of day ({label})")
-    for h in range(24):
-        hours.add_column(f"{h:02d}", justify="right")
-    hours.add_row(*[str(v) for v in d["arrivals_by_hour"]])
-    out.print(hours)
-    days = Table(title=f"arrivals by day of week ({label})")
-    for day in d["arrivals_by_weekday"]:
-        days.add_column(day, justify="right")
-    days.add_row(*[str(v) for v in d["arrivals_by_weekday"].values()])
-    out.print(days)
+    hours = [f"{h:02d}" for h in range(24)]
+    for table in counts_across(f"arrivals by hour of day ({label})", hours, d["arrivals_by_hour"]):
+        out.print(table)
+    weekdays = d["arrivals_by_weekday"]
+    days = f"arrivals by day of week ({label})"
+    for table in counts_across(days, list(weekdays), list(weekdays.values())):
+        out.print(table)
+
+
+def counts_across(title: str, labels: list[str], counts: list[int]) -> list[Table]:
+    """Counts under their labels, one column each, in as few tables of even length as the
+    terminal's width needs so that no label or count is cut (24 hours: one table at 200 columns,
+    two of 12 at 80); the first table carries the title."""
+    texts = [f"{c:,}" for c in counts]
+    widths = [max(len(label), len(text)) + 3 for label, text in zip(labels, texts, strict=True)]
+    fit = max(1, (out.width - 1) // max(widths))
+    per_table = -(-len(labels) // -(-len(labels) // fit))
+    tables = []
+    for first in range(0, len(labels), per_table):
+        part = slice(first, first + per_table)
+        table = Table(title=None if tables else title)
+        for label in labels[part]:
+            table.add_column(label, justify="right")
+        table.add_row(*texts[part])
+        tables.append(table)
+    return tables
 
 
 def _print_log_records(head: Table, d: dict) -> None:
@@ -207,7 +223,7 @@ def fetch_trace(
     if list_only or name is None:
         table = Table(title=f"known traces (cache: {fetch.cache_dir()})")
         for col in ("name", "jobs", "about", "cached"):
-            table.add_column(col)
+            table.add_column(col, no_wrap=col != "about")
         for known in fetch.KNOWN_TRACES.names():
             t = fetch.KNOWN_TRACES.get(known)
             table.add_row(known, f"{t.jobs:,}", t.note, "yes" if fetch.cached(known) else "no")

@@ -200,6 +200,28 @@ def test_trace_info_and_convert(tmp_path):
     assert len(lines) == 2 and lines[1].startswith("3,4,")
 
 
+@pytest.mark.parametrize("columns", ["80", "200"])
+def test_trace_info_shows_every_hour_and_day_count_at_any_width(columns):
+    """At 80 columns a 24-column table cut the hours' labels and counts to '…'."""
+    env = {**os.environ, "COLUMNS": columns}
+    done = subprocess.run(
+        [sys.executable, "-m", "meshsim", "trace", "info", str(DATA / "logs/slurm-sacct-all.txt")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    assert "…" not in text
+    assert max(len(line) for line in text.splitlines()) <= int(columns)
+    cells = [c.strip() for line in text.splitlines() for c in line.split("│") + line.split("┃")]
+    for hour in range(24):
+        assert f"{hour:02d}" in cells
+    assert "12" in cells
+    for day in ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"):
+        assert day in cells
+
+
 def test_trace_convert_month(tmp_path):
     out = tmp_path / "month.swf"
     done = meshsim("trace", "convert", str(require_trace(NASA)), str(out), "--month", "1993-11")
@@ -268,17 +290,23 @@ def test_tui_takes_every_simulation_option_run_takes():
     assert wanted <= parameters(tui)
 
 
-def test_machines_list_says_which_machines_need_a_workload():
+@pytest.mark.parametrize("columns", ["80", "200"])
+def test_machines_list_says_which_machines_need_a_workload(columns):
+    """At any width every name and figure is whole (at 80 columns 'paragon-sd…' stood for two
+    machines) and every description is shown."""
     done = subprocess.run(
         [sys.executable, "-m", "meshsim", "machines", "list"],
         capture_output=True,
         text=True,
-        env={**os.environ, "COLUMNS": "200"},
+        env={**os.environ, "COLUMNS": columns},
     )
     assert done.returncode == 0, done.stderr
+    assert "…" not in done.stdout
     rows = {line.split("│")[1].strip(): line for line in done.stdout.splitlines() if "│" in line}
+    assert {"paragon-sdsc", "paragon-sdsc-1996", "paragon-batch", "paragon-io"} <= set(rows)
     assert "give --workload" in rows["bgl"] and "give --workload" in rows["tflops"]
     assert "bundled" in rows["intrepid"]
+    assert "BlueGene/L: 4x4x8 torus" in done.stdout
 
 
 def test_run_summary_says_how_many_of_the_first_n_were_replayed(tmp_path):
