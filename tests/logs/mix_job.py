@@ -3,15 +3,16 @@
 
 It ends :data:`END_PHASE` s into the second that comes ``SECONDS`` whole seconds after the start
 Slurm recorded for it (``scontrol show job``: ``StartTime``, a whole second of slurmctld's clock),
-however late it was launched. So the log records a run time of exactly ``SECONDS``, and every job
-of the mix ends early in its second, before the backfill scheduler's one-second tick, which the
-cluster keeps late in the second (:class:`tests.logs.slurm_cluster.SlurmCluster`): the tick then
-sees every end of its second, and a job that only backfilling can start in the CPUs an end frees is
-logged as starting in the second of that end, as a replay starts it. With ``--exit CODE`` the job
-then exits with that status (``FAILED``); with ``--cancel`` it cancels itself (``scancel``: a job
-``CANCELLED`` while running) and waits to be killed.
+however late it was launched. So the log records a run time of exactly ``SECONDS``, and every job of
+the mix ends early in its second, before the backfill scheduler's one-second tick, which the live
+test keeps 0.45-0.65 s into the second (:class:`tests.logs.slurm_cluster.SlurmCluster`): the tick
+then sees every end of its second, and a job that only backfilling can start in the CPUs an end
+frees is logged as starting in the second of that end, as a replay starts it. With ``--exit CODE``
+the job then exits with that status (``FAILED``); with ``--cancel`` it cancels itself (``scancel``:
+a job ``CANCELLED`` while running) and waits to be killed.
 
-Standard library only: it runs under ``python -I -S``, which starts in a few milliseconds."""
+Standard library only: it runs under ``python -I -S``, which starts in 0.07-0.09 s on the loaded
+test host (0.2 s with the project's site packages)."""
 
 from __future__ import annotations
 
