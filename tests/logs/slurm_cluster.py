@@ -7,13 +7,22 @@ folder, and the settings issue 24 found necessary: ``SlurmdParameters=config_ove
 claims its CPUs whatever the host has), ``SelectType=select/cons_tres`` with
 ``SelectTypeParameters=CR_CPU`` (the default ``CR_Core_Memory`` without ``DefMemPerCPU`` runs one
 job at a time), ``SchedulerType=sched/backfill`` with ``bf_interval=1,bf_resolution=1``,
-``JobCompType=jobcomp/filetxt``, ``SlurmUser=root``, and an ``Epilog`` that does nothing
-(``true``). Without an epilog, Slurm 22.05 does not run its scheduler when a job ends: a waiting job
-starts at the backfill scheduler's next tick (``bf_interval``, one second, at a fixed phase within
-the second set when slurmctld starts), a latency that the log's whole seconds show as a one-second
-gap after each job's end in some runs and not in others. With one, slurmd reports the epilog's end
-and the controller schedules at once (``MESSAGE_EPILOG_COMPLETE``, then ``sched: Allocate``, within
+``JobCompType=jobcomp/filetxt``, ``SlurmUser=root``, an ``Epilog`` that does nothing (``true``) and
+``DebugFlags=Backfill``. Without an epilog, Slurm 22.05 does not run its scheduler when a job ends:
+a waiting job starts at the backfill scheduler's next tick (``bf_interval``, one second, at a phase
+within the second set when slurmctld starts). With one, slurmd reports the epilog's end and the
+controller schedules at once (``MESSAGE_EPILOG_COMPLETE``, then ``sched: Allocate``, within
 milliseconds in slurmctld's log), the event-driven start that ``sched_min_interval`` documents.
+``DebugFlags=Backfill`` puts every backfill pass in slurmctld's log, to the millisecond, with the
+start it planned for each waiting job (:meth:`SlurmCluster.backfill_ticks`,
+:meth:`SlurmCluster.controller_events`).
+
+Given ``tick_phase``, :meth:`SlurmCluster.start` starts slurmctld at the moment that puts its first
+backfill pass within that part of a second, measures where the pass fell, and starts it again
+(before any job is submitted) until it falls there. slurmctld runs under ``SCHED_FIFO``
+(:data:`REALTIME_PRIORITY`), which keeps the tick there on a loaded host, and every daemon and
+client command at nice :data:`NICE`.
+
 :meth:`SlurmCluster.stop` cancels what is left and stops every daemon it started by process id, and
 is safe to call whatever happened; a daemon whose test process was killed outright, so that no
 ``stop`` ran, gets SIGTERM from the kernel (``PR_SET_PDEATHSIG``). Then only the ``slurmstepd`` of
@@ -22,20 +31,53 @@ completion message to the stopped controller for up to an hour (Slurm's ``MAX_RE
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 CLIENTS = ("sbatch", "squeue", "scancel", "scontrol", "sinfo")
 DAEMONS = ("munged", "slurmctld", "slurmd")
 ACCOUNTING = ("mariadbd", "mariadb-install-db", "slurmdbd", "sacctmgr", "sacct")
 CLUSTER = "meshsimlive"
+PHASE_TRIES = 6
+"""How many times :meth:`SlurmCluster.start` starts slurmctld to put its backfill tick in place."""
+TICK_DELAY_S = 1.6
+"""From slurmctld's start to its first backfill pass, as first guess (then the delay measured at
+the last start is used)."""
+_BACKFILL_PASS = re.compile(
+    r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)\] sched/backfill: _attempt_backfill: beginning",
+    re.MULTILINE,
+)
+_JOB_EVENT = re.compile(
+    r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)\] "
+    r"(sched/backfill: _start_job: Started|sched: Allocate|_job_complete:) JobId=([\d_]+)",
+    re.MULTILINE,
+)
+_EVENT_KINDS = {
+    "sched/backfill: _start_job: Started": ("start", "backfill"),
+    "sched: Allocate": ("start", "main"),
+    "_job_complete:": ("end", ""),
+}
+"""What each of slurmctld's job lines in :data:`_JOB_EVENT` says: the event and the scheduler."""
+NICE = -20
+"""The CPU priority (``nice``) of every daemon and client command of the cluster, and so of the
+``slurmstepd`` and jobs slurmd starts: CI runs the rest of the test suite on the same two cores."""
+REALTIME_PRIORITY = 1
+"""slurmctld runs under ``SCHED_FIFO`` at this priority. With both cores busy, a process of the
+default policy, even at nice -20, waits 3-8 ms for a core each time it wakes: the backfill
+scheduler's one-second tick, which sleeps a second from the end of its last pass, then drifts by
+that much every second (0.36 s in the first 62 s of a run, measured), until it crosses into the
+next second. Under ``SCHED_FIFO`` it drifts about 0.1 ms a second, loaded or not. The controller
+only ever runs briefly (``sched_rt_runtime_us`` keeps 5 % of the CPU for others regardless)."""
 PR_SET_PDEATHSIG = 1
 """Linux ``prctl`` option: the signal a process gets when the thread that started it ends."""
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
@@ -47,12 +89,29 @@ def missing_tools(accounting: bool) -> list[str]:
     return [t for t in wanted if shutil.which(t) is None and not Path("/usr/sbin", t).exists()]
 
 
-def _end_with_parent() -> None:
-    """Run in each daemon between fork and exec: Linux sends it SIGTERM when the process that
+def _daemon_setup(realtime: bool) -> Callable[[], None]:
+    """What each daemon runs between fork and exec: Linux sends it SIGTERM when the process that
     started it ends, however that ends (killed outright, where no ``finally`` runs), so no daemon
-    outlives the test even when :meth:`SlurmCluster.stop` cannot run."""
-    if _LIBC is not None:
-        _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    outlives the test even when :meth:`SlurmCluster.stop` cannot run; it gets the CPU priority
+    :data:`NICE`, and with ``realtime`` the scheduling policy ``SCHED_FIFO``
+    (:data:`REALTIME_PRIORITY`; root only, and where the kernel refuses it the daemon keeps the
+    default policy, which :meth:`SlurmCluster.controller_policy` then shows)."""
+
+    def setup() -> None:
+        if _LIBC is not None:
+            _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        _first_in_line()
+        if realtime and os.geteuid() == 0:
+            with contextlib.suppress(OSError):  # controller_policy() shows it
+                os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(REALTIME_PRIORITY))
+
+    return setup
+
+
+def _first_in_line() -> None:
+    """Give the calling process the CPU priority :data:`NICE` (root only; others keep theirs)."""
+    if os.geteuid() == 0:
+        os.setpriority(os.PRIO_PROCESS, 0, NICE)
 
 
 def _tool(name: str) -> str:
@@ -72,15 +131,26 @@ def _free_ports(n: int) -> list[int]:
 
 
 class SlurmCluster:
-    """One controller and ``nodes`` slurmd of ``cpus`` CPUs each, on this host."""
+    """One controller and ``nodes`` slurmd of ``cpus`` CPUs each, on this host; ``tick_phase``,
+    when given, is the part of a second ``(low, high)``, in seconds, where the backfill scheduler's
+    tick must fall."""
 
     def __init__(
-        self, folder: Path, *, nodes: int = 1, cpus: int = 16, accounting: bool = True
+        self,
+        folder: Path,
+        *,
+        nodes: int = 1,
+        cpus: int = 16,
+        accounting: bool = True,
+        tick_phase: tuple[float, float] | None = None,
     ) -> None:
         self.folder = folder
         self.nodes = nodes
         self.cpus = cpus
         self.accounting = accounting
+        self.tick_phase = tick_phase
+        self.tick_phases: list[float] = []
+        """The backfill tick's phase measured after each start of the controller, in order."""
         self.host = socket.gethostname().split(".")[0]
         self.processes: list[subprocess.Popen] = []
         self.env = {**os.environ, "SLURM_CONF": str(folder / "slurm.conf")}
@@ -96,6 +166,8 @@ class SlurmCluster:
     # ------------------------------------------------------------------ start and stop
 
     def start(self) -> None:
+        """Start the daemons (slurmctld up to :data:`PHASE_TRIES` times to put the backfill tick
+        within ``tick_phase``) and wait until the nodes are idle."""
         for sub in ("state", "munge", "out", "db"):
             (self.folder / sub).mkdir(parents=True, exist_ok=True)
         (self.folder / "munge").chmod(0o700)
@@ -106,6 +178,31 @@ class SlurmCluster:
         self._write_config()
         if self.accounting:
             self.run("sacctmgr", "-i", "add", "cluster", CLUSTER)
+        if self.tick_phase is None:
+            self._start_slurm()
+            return
+        low, high = self.tick_phase
+        delay = TICK_DELAY_S
+        for _ in range(PHASE_TRIES):
+            spawned_at = self._start_slurm((low + high) / 2 - delay)
+            tick = self._first_tick(spawned_at)
+            self.tick_phases.append(round(tick % 1, 3))
+            if low <= tick % 1 <= high:
+                return
+            self._stop_slurm()
+            delay = tick - spawned_at
+        raise RuntimeError(
+            f"the backfill tick fell at {self.tick_phases} s into the second in {PHASE_TRIES} "
+            f"starts of slurmctld, never within [{low}, {high}]"
+        )
+
+    def _start_slurm(self, phase: float | None = None) -> float:
+        """Start slurmctld (when ``phase`` is given, at that phase of a second of the wall clock)
+        and the slurmd, and wait until the nodes are idle. Returns when slurmctld was started."""
+        if phase is not None:
+            now = time.time()
+            time.sleep((phase - now) % 1)
+        spawned_at = time.time()
         self._spawn("slurmctld", [_tool("slurmctld"), "-D", "-i"])
         if self.nodes == 1:
             self._spawn("slurmd", [_tool("slurmd"), "-D"])
@@ -113,6 +210,48 @@ class SlurmCluster:
             for k in range(self.nodes):
                 self._spawn(f"slurmd-n{k + 1}", [_tool("slurmd"), "-D", "-N", f"n{k + 1}"])
         self._wait(lambda: self._idle_nodes() == self.nodes, 60, "the nodes to come up idle")
+        return spawned_at
+
+    def _stop_slurm(self) -> None:
+        """Stop the slurmd and slurmctld this cluster started (no job has been submitted yet)."""
+        for process in reversed(self.processes):
+            if Path(process.args[0]).name in ("slurmctld", "slurmd"):
+                _terminate(process)
+        self.processes = [p for p in self.processes if p.poll() is None]
+
+    def _first_tick(self, since: float) -> float:
+        """The first backfill pass slurmctld logged after ``since`` (Unix seconds): the node's
+        registration gives it work, so one runs about a second after slurmctld starts."""
+        self._wait(lambda: any(t >= since for t in self.backfill_ticks()), 20, "a backfill pass")
+        return min(t for t in self.backfill_ticks() if t >= since)
+
+    def controller_events(self) -> dict[str, dict[str, tuple[float, str]]]:
+        """What slurmctld's log says of each job, to the millisecond (Unix seconds), by the job id
+        as the logs write it (``12``, array tasks ``2_0``): ``start`` (when, and which scheduler
+        started it: ``backfill`` or the main scheduler, ``main``) and ``end``."""
+        log = self.folder / "slurmctld.log"
+        events: dict[str, dict[str, tuple[float, str]]] = {}
+        for stamp, fraction, kind, job in _JOB_EVENT.findall(log.read_text(errors="replace")):
+            event, scheduler = _EVENT_KINDS[kind]
+            events.setdefault(job, {}).setdefault(event, (_log_time(stamp, fraction), scheduler))
+        return events
+
+    def controller_policy(self) -> str:
+        """The scheduling policy slurmctld runs under (``SCHED_FIFO`` unless the kernel refused
+        it)."""
+        names = {os.SCHED_FIFO: "SCHED_FIFO", os.SCHED_OTHER: "SCHED_OTHER"}
+        for process in self.processes:
+            if Path(process.args[0]).name == "slurmctld" and process.poll() is None:
+                policy = os.sched_getscheduler(process.pid)
+                return names.get(policy, str(policy))
+        return "not running"
+
+    def backfill_ticks(self) -> list[float]:
+        """When each backfill pass began (Unix seconds, to the millisecond), from slurmctld's log
+        (``DebugFlags=Backfill``: ``_attempt_backfill: beginning``)."""
+        log = self.folder / "slurmctld.log"
+        text = log.read_text(errors="replace") if log.exists() else ""
+        return [_log_time(stamp, fraction) for stamp, fraction in _BACKFILL_PASS.findall(text)]
 
     def stop(self) -> None:
         """Cancel every job left, then stop the daemons by process id, newest first."""
@@ -130,13 +269,7 @@ class SlurmCluster:
             except subprocess.TimeoutExpired:
                 pass  # the controller is gone: stopping the daemons ends the jobs
         for process in reversed(self.processes):
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(timeout=5)
+            _terminate(process)
         self.processes.clear()
 
     def _spawn(self, name: str, argv: list[str]) -> None:
@@ -147,7 +280,7 @@ class SlurmCluster:
                 env=self.env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                preexec_fn=_end_with_parent,
+                preexec_fn=_daemon_setup(realtime=name == "slurmctld"),
             )
         )
         log.close()
@@ -261,6 +394,7 @@ class SlurmCluster:
             "JobCompType=jobcomp/filetxt",
             f"JobCompLoc={self.jobcomp}",
             f"Epilog={shutil.which('true') or '/bin/true'}",
+            "DebugFlags=Backfill",
         ]
         if self.accounting:
             lines += [
@@ -284,7 +418,12 @@ class SlurmCluster:
 
     def run(self, *argv: str) -> str:
         done = subprocess.run(
-            [_tool(argv[0]), *argv[1:]], env=self.env, capture_output=True, text=True, timeout=60
+            [_tool(argv[0]), *argv[1:]],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            preexec_fn=_first_in_line,
         )
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(argv)}: {done.stderr.strip() or done.stdout.strip()}")
@@ -343,6 +482,22 @@ class SlurmCluster:
             if text:
                 tails.append(f"{log.name}: " + " | ".join(text))
         return "; ".join(tails)
+
+
+def _log_time(stamp: str, fraction: str) -> float:
+    """A time stamp of slurmctld's log (local time, to the millisecond) in Unix seconds."""
+    return time.mktime(time.strptime(stamp, "%Y-%m-%dT%H:%M:%S")) + float(fraction)
+
+
+def _terminate(process: subprocess.Popen) -> None:
+    """SIGTERM to one daemon this cluster started, by its process id; SIGKILL after 15 s."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
 
 
 def _listening(port: int) -> bool:
