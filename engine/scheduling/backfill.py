@@ -19,8 +19,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
-from itertools import compress, islice
+from collections.abc import Iterable, Sequence
+from itertools import islice
 from math import inf
 from typing import ClassVar
 
@@ -64,16 +64,6 @@ class Backfill(ABC):
 
 
 BACKFILLS: Registry[type[Backfill]] = Registry("backfill")
-
-
-def positions_within(sizes: Sequence[int], positions: range, bound: int) -> Iterator[int]:
-    """The positions ``p`` of ``positions``, in order, whose size ``sizes[p]`` is at most ``bound``.
-
-    The sizes are compared by C iterators (``compress`` over ``bound.__ge__``), not by a Python
-    loop: most waiting jobs behind a blocked head are too large for the nodes left, and skipping
-    each of them in Python was a tenth of a pass. The bound is read once, when the iterator is
-    made: a caller whose bound falls as it starts jobs checks each position again."""
-    return compress(positions, map(bound.__ge__, islice(sizes, positions.start, positions.stop)))
 
 
 @BACKFILLS.register("none")
@@ -160,13 +150,13 @@ class EasyBackfill(Backfill):
             sizes = ctx.sizes
             if sizes is None:
                 sizes = [job.size for job in queue]
-            for first_fit in positions_within(sizes, range(lo, n), free):
-                if queue[first_fit].index not in started:
-                    lo = first_fit
+            while lo < n:
+                if sizes[lo] <= free and queue[lo].index not in started:
                     break
+                lo += 1
             else:
                 return
-            hopeful: Iterable[Job] = islice(queue, lo, None)
+            hopeful: Iterable[Job] | None = None  # built only if a planner needs it
             positions = range(lo, n)
         else:
             fits = allocator.fits
@@ -192,6 +182,8 @@ class EasyBackfill(Backfill):
                 planner = ctx.planner()
                 shadow = None if ctx.pairs else planner.shadow(first)
                 if shadow is None:
+                    if hopeful is None:
+                        hopeful = islice(queue, lo, None)
                     self._by_planner(ctx, planner, first, hopeful)
                     return
             self._left = shadow
@@ -254,9 +246,9 @@ class EasyBackfill(Backfill):
         smallest = ctx.smallest
         bound = idle if idle < free else free
         changed = False
-        for p in positions_within(sizes, positions, bound):
+        for p in positions:
             size = sizes[p]
-            if size > bound:  # the bound fell since the positions were chosen
+            if size > bound:
                 continue
             job = jobs[p]
             across = when < now + job.estimate
