@@ -94,14 +94,15 @@ class Calendar:
             heappush(self.due, tick)
             return tick
         delay = time - clock
-        if clock + delay != time:
-            delay = delay_to(clock, time)
         at = clock + delay
-        ticks = self._instants.get(at)
-        if ticks is not None:
-            ticks.append(tick)
+        if at != time:
+            delay = delay_to(clock, time)
+            at = clock + delay
+        instants = self._instants
+        if at in instants:
+            instants[at].append(tick)
             return tick
-        self._instants[at] = [tick]
+        instants[at] = [tick]
         simpy.Timeout(self.env, delay)
         if at < self._upcoming:
             self._upcoming = at
@@ -137,18 +138,13 @@ class Calendar:
             elif upcoming == inf:
                 self._next, self._known = None, True
                 return None
-            self._take(upcoming)
-
-    def _take(self, instant: float) -> None:
-        """Step SimPy through the timeout of ``instant``, its earliest, and take the instant's ticks
-        off it."""
-        env = self.env
-        env.step()
-        self._clock = instant
-        due = self.due
-        for tick in self._instants.pop(instant):
-            heappush(due, tick)
-        self._upcoming = env.peek()
+            # Take the earliest instant off SimPy: step its timeout (SimPy's clock moves to it).
+            env = self.env
+            env.step()
+            self._clock = upcoming
+            for tick in self._instants.pop(upcoming):
+                heappush(due, tick)
+            self._upcoming = env.peek()
 
 
 class EventRecord(NamedTuple):
