@@ -9,7 +9,7 @@ from importlib import import_module
 
 PLUGINS = (
     "meshsim.engine.kernel.actions",
-    "meshsim.engine.allocation.contiguous",
+    "meshsim.engine.allocation.contiguous_choice",
     "meshsim.engine.allocation.flat",
     "meshsim.engine.allocation.m2db",
     "meshsim.engine.allocation.mbs",

@@ -11,22 +11,8 @@ the smallest larger volume that has a free box, and holds that many nodes
 are found with a summed-area table of the busy cells: O(cells) numpy work per box, cached for the
 current occupancy; on a torus the table is built over the array padded with its own first slices,
 so boxes wrap around. Then each allocator picks among the candidates (boolean arrays over start
-positions):
-
-- ``first-fit``: the first free position in scan order (by z, then y, then x: row by row from the
-  origin), trying the request's boxes in order;
-- ``best-fit``: the position whose box touches the most busy cells and mesh walls across its faces
-  (a contact-based best fit in the spirit of Das Sharma & Pradhan's busy-list scheme, seed 001 ref.
-  [15]: hug what is already taken so the free space stays in large pieces); ties by scan order;
-- ``mpl`` (maximum peripheral length, seed 001 §3.2 after Ababneh 2009): the position whose box
-  boundary lies longest on the mesh periphery. We read "peripheral length" as the length of the
-  box's sides that lie on the mesh's outer edges, which is the paper's count of periphery edges per
-  node (a 2×1 box in the corner of M(5, 4) scores 3: its bottom side of length 2 plus its right side
-  of length 1). When no candidate touches the periphery, the first suitable internal position in
-  scan order is used. In 3D the score is the area of faces on the machine's outer faces; a torus has
-  no periphery, so MPL there is first fit;
-- ``max-free-box`` (Krevat et al., seed 002 §2): the position that leaves the largest free box
-  (volume) in the machine; ties by scan order.
+positions) by its own rule (:meth:`BoxAllocator.choose`; the rules of first fit, best fit, MPL and
+max-free-box are in :mod:`meshsim.engine.allocation.contiguous_choice`).
 
 Two frontiers remember which boxes fit: a box no smaller than one that failed cannot fit until cells
 are released, and a box no larger than one that fitted still fits until cells are taken (each an
@@ -38,11 +24,8 @@ taken and those that do not until cells are released. A query that cannot fit (m
 free, or a box known not to fit) is answered without any array work, which is what keeps aggressive
 out-of-order scheduling and backfilling's "does it fit at all" question cheap at saturation.
 
-Complexity per decision: O(cells) numpy work per candidate box for first/best fit and MPL, O(1) for
-a box the frontiers already answer; max-free-box adds, per candidate box, a search over box shapes
-in decreasing volume, each O(cells) for all candidate positions at once (how many free placements of
-the shape each position overlaps, by a separable box sum), stopping when every position has found a
-shape that still fits."""
+Complexity per decision: O(cells) numpy work per candidate box, O(1) for a box the frontiers
+already answer; each rule adds its own cost of choosing (its module says which)."""
 
 from __future__ import annotations
 
@@ -52,7 +35,6 @@ from itertools import permutations, product
 import numpy as np
 
 from meshsim.engine.allocation.allocator import (
-    ALLOCATORS,
     DOWN,
     FREE,
     RESERVED,
@@ -62,7 +44,6 @@ from meshsim.engine.allocation.allocator import (
 from meshsim.engine.allocation.boxes import (
     Box,
     TallestBoxes,
-    overlapping_starts,
     scan_positions,
     scan_start,
     scan_view,
@@ -105,7 +86,6 @@ class BoxAllocator(Allocator):
         self._requests: dict[tuple, tuple[ShapeRequest, list[Box]]] = {}
         self._offsets: dict[Box, np.ndarray] = {}
         self._shapes: list[tuple[Box, int]] | None = None
-        self._periphery: dict[Box, np.ndarray] = {}
         self.strides = [int(np.prod(self.dims[a + 1 :])) for a in range(len(self.dims))]
         leading = tuple(d + 1 for d in self.dims[:-1])
         self._no_fit = np.full(leading, self.dims[-1] + 1, dtype=np.int64)
@@ -497,179 +477,3 @@ class BoxAllocator(Allocator):
             f"needs {shape}, {self._free} free nodes but no free {shape} submesh "
             f"(largest free box {'x'.join(map(str, box))})"
         )
-
-
-@ALLOCATORS.register("first-fit")
-class FirstFit(BoxAllocator):
-    """The first free box in scan order."""
-
-    name = "first-fit"
-    complexity = (
-        "O(1) for a request or box already settled; else O(cells) numpy per box width "
-        "(2D mesh) or per box, plus O(cells) per box that fits"
-    )
-
-
-@ALLOCATORS.register("best-fit")
-class BestFit(BoxAllocator):
-    """The free box touching the most busy cells and walls."""
-
-    name = "best-fit"
-    complexity = (
-        "O(1) for a request or box already settled; else O(cells) numpy per box width "
-        "(2D mesh) or per box, plus O(cells) per face of each box that fits"
-    )
-
-    def choose(
-        self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
-    ) -> tuple[Box, tuple[int, ...]]:
-        best: tuple[int, int, Box, tuple[int, ...]] | None = None
-        for order, (box, mask) in enumerate(candidates):
-            positions = scan_positions(mask)
-            score = contact(busy, box, positions, self.wrap)
-            k = int(np.argmax(score))
-            if best is None or score[k] > best[0]:
-                best = (int(score[k]), order, box, tuple(positions[k].tolist()))
-        assert best is not None
-        return best[2], best[3]
-
-
-def contact(busy: np.ndarray, box: Box, positions: np.ndarray, wrap: Sequence[bool]) -> np.ndarray:
-    """For each position, the busy cells and walls adjacent to the box's faces (cells just outside
-    each face; outside a mesh edge counts as a wall, on a torus it wraps)."""
-    dims = np.array(busy.shape)
-    offsets = []
-    for axis in range(busy.ndim):
-        ranges = [range(e) for e in box]
-        for side in (-1, box[axis]):
-            ranges[axis] = range(side, side + 1)
-            offsets.extend(product(*ranges))
-    coords = positions[:, None, :] + np.array(offsets)[None, :, :]
-    outside = np.zeros(coords.shape[:2], dtype=bool)
-    for axis, wraps in enumerate(wrap):
-        if wraps:
-            coords[..., axis] %= dims[axis]
-        else:
-            outside |= (coords[..., axis] < 0) | (coords[..., axis] >= dims[axis])
-    inside = np.clip(coords, 0, dims - 1)
-    taken = busy[tuple(inside[..., a] for a in range(busy.ndim))]
-    return (taken | outside).sum(axis=1)
-
-
-@ALLOCATORS.register("mpl")
-class MaximumPeripheralLength(BoxAllocator):
-    """Prefer the free box with the longest boundary on the mesh periphery (seed 001 §3.2)."""
-
-    name = "mpl"
-    complexity = (
-        "O(1) for a request or box already settled; else O(cells) numpy per box width "
-        "(2D mesh) or per box, plus O(cells) per box that fits"
-    )
-
-    def choose(
-        self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
-    ) -> tuple[Box, tuple[int, ...]]:
-        best: tuple[int, Box, np.ndarray, int] | None = None
-        for box, mask in candidates:
-            grid = self._periphery.get(box)
-            if grid is None:
-                grid = self._periphery[box] = scan_view(
-                    periphery_grid(box, self.dims, self.wrap)
-                ).copy()
-            score = np.where(scan_view(mask), grid, -1).ravel()
-            k = int(np.argmax(score))
-            if best is None or score[k] > best[0]:
-                best = (int(score[k]), box, mask, k)
-        assert best is not None
-        return best[1], scan_start(best[2].shape, best[3])
-
-
-def periphery_grid(box: Box, dims: Sequence[int], wrap: Sequence[bool]) -> np.ndarray:
-    """Peripheral length of ``box`` at every start position (an array over start positions)."""
-    starts = [d if w else d - e + 1 for d, e, w in zip(dims, box, wrap, strict=True)]
-    positions = np.argwhere(np.ones(starts, dtype=bool))
-    return peripheral_length(box, positions, dims, wrap).reshape(starts)
-
-
-def peripheral_length(
-    box: Box, positions: np.ndarray, dims: Sequence[int], wrap: Sequence[bool]
-) -> np.ndarray:
-    """Length (2D) or area (3D) of the box's sides lying on the machine's outer boundary."""
-    score = np.zeros(len(positions), dtype=np.int64)
-    for axis, (extent, dim, wraps) in enumerate(zip(box, dims, wrap, strict=True)):
-        if wraps:
-            continue
-        side = int(np.prod([e for a, e in enumerate(box) if a != axis]))
-        score += side * (positions[:, axis] == 0)
-        score += side * (positions[:, axis] + extent == dim)
-    return score
-
-
-@ALLOCATORS.register("max-free-box")
-class MaxFreeBox(BoxAllocator):
-    """Leave the largest free box (Krevat et al., seed 002 §2)."""
-
-    name = "max-free-box"
-    complexity = (
-        "O(cells) per candidate box, plus O(shapes x cells) to rank positions; "
-        "O(cells) for a busy mask and request already answered"
-    )
-    remembers = True
-
-    def choose(
-        self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
-    ) -> tuple[Box, tuple[int, ...]]:
-        best: tuple[int, int, int, Box, tuple[int, ...]] | None = None
-        table = summed_table(busy, self.wrap)
-        ceiling = self.largest_free_box(busy, table)[1]
-        free_starts: dict[Box, tuple[np.ndarray, int]] = {}
-        for order, (box, mask) in enumerate(candidates):
-            positions = scan_positions(mask)
-            volumes = self._remaining_largest(busy, table, ceiling, box, positions, free_starts)
-            k = int(np.argmax(volumes))
-            if best is None or volumes[k] > best[0]:
-                best = (int(volumes[k]), order, k, box, tuple(positions[k].tolist()))
-        assert best is not None
-        return best[3], best[4]
-
-    def _remaining_largest(
-        self,
-        busy: np.ndarray,
-        table: np.ndarray,
-        ceiling: int,
-        box: Box,
-        positions: np.ndarray,
-        free_starts: dict[Box, tuple[np.ndarray, int]],
-    ) -> np.ndarray:
-        """For each position of ``box``, the volume of the largest free box left after it (no more
-        than ``ceiling``, the largest free box before placing it).
-
-        Shapes are tried largest first; a position is settled by the first shape with a free
-        placement that ``box`` at that position does not overlap. Whether one exists is a count:
-        the free placements of the shape that overlap the position are those starting in a box of
-        extents b + s - 1 around it (cyclic on wrapping axes), summed for every position at once by
-        :func:`overlapping_starts`, O(cells) per shape; the position keeps one free placement
-        exactly when that count is below the shape's number of free placements. The free
-        placements of each shape on ``busy`` are kept in ``free_starts``, shared by the candidate
-        boxes of one choice."""
-        result = np.zeros(len(positions), dtype=np.int64)
-        open_ = np.ones(len(positions), dtype=bool)
-        free = min(busy.size - int(busy.sum()) - int(np.prod(box)), ceiling)
-        at = tuple(positions.T)
-        for shape, volume in self._shapes_by_volume():
-            if not open_.any():
-                break
-            if volume > free:
-                continue
-            known = free_starts.get(shape)
-            if known is None:
-                starts = window_sums(table, self.dims, shape, self.wrap) == 0
-                known = free_starts[shape] = (starts, int(starts.sum()))
-            starts, total = known
-            if total == 0:
-                continue
-            counts = overlapping_starts(starts, self.dims, box, shape, self.wrap)
-            hit = open_ & (counts[at] < total)
-            result[hit] = volume
-            open_ &= ~hit
-        return result

@@ -1,18 +1,17 @@
 """The event calendar and the records of what happened.
 
-The calendar is a SimPy :class:`simpy.Environment`, used through its public API only: every
-:data:`Tick` (a job's completion, an operator action, a reservation's end, a clock tick) is a SimPy
-timeout whose value is the tick, and SimPy's ``step``/``peek`` bring them in order of time. A tick's
-integer priority encodes DESIGN.md's order at one instant: all job completions, then operator
-actions and failures; ties inside a kind are broken by job index (which follows job number) or, for
-actions, by the order they were applied. SimPy orders the timeouts of one instant by creation, so
-the calendar takes every tick of the earliest instant off SimPy before it hands one on
-(:meth:`Calendar.next_tick`), and orders them itself. Arrivals, which come already ordered by
-(submit time, job number) from the workload, are not put on the calendar: the event loop merges
-them in after every calendar event of their instant
-(:meth:`meshsim.engine.kernel.loop.EventLoop.advance`). The one scheduling pass of an instant runs
-when its last event has been processed, inside the step that closed the instant; jobs of zero length
-started by it end at the same instant, which then closes again with another pass.
+The calendar is a SimPy :class:`simpy.Environment`, used through its public API only: every instant
+that holds a :data:`Tick` (a job's completion, an operator action, a reservation's end, a clock
+tick) is one SimPy timeout, and SimPy's ``step``/``peek`` bring the instants in order of time. The
+calendar keeps the ticks of each instant until SimPy's clock reaches it (:meth:`Calendar.schedule`),
+then hands them on in its own order (:meth:`Calendar.next_tick`): a tick's integer priority encodes
+DESIGN.md's order at one instant, all job completions, then operator actions and failures; ties
+inside a kind are broken by job index (which follows job number) or, for actions, by the order they
+were applied. Arrivals, which come already ordered by (submit time, job number) from the workload,
+are not put on the calendar: the event loop merges them in after every calendar event of their
+instant (:meth:`meshsim.engine.kernel.loop.EventLoop.advance`). The one scheduling pass of an
+instant runs when its last event has been processed, inside the step that closed the instant; jobs
+of zero length started by it end at the same instant, which then closes again with another pass.
 
 SimPy cannot cancel an event: a cancelled tick (a completion that moved, or of a job killed) is
 marked stale and dropped unseen when it comes (it neither counts as an event nor moves the run's
@@ -61,9 +60,9 @@ def delay_to(now: float, time: float) -> float:
 
 class Calendar:
     """The run's calendar on a SimPy environment (module doc). ``now`` is the time of the tick being
-    processed (or last processed); SimPy's own clock may be ahead of it, at the ticks taken off
-    SimPy but not yet processed. A tick for a time SimPy's clock has passed (a zero-length job's
-    end, an action applied now after a look ahead) joins those directly."""
+    processed (or last processed); SimPy's own clock may be ahead of it, at the instant whose ticks
+    were taken off SimPy but not yet processed. A tick for a time SimPy's clock has reached (a
+    zero-length job's end, an action applied now after a look ahead) joins those directly."""
 
     def __init__(self, initial_time: float = 0.0) -> None:
         self.env = simpy.Environment(initial_time)
@@ -71,34 +70,43 @@ class Calendar:
         self.stale: set[int] = set()
         self.due: list[Tick] = []
         """Ticks taken off SimPy (or due before its clock), in calendar order."""
+        self._instants: dict[float, list[Tick]] = {}
+        """The ticks still on SimPy, by the time of their instant's one timeout."""
         self._sequence = count()
         self._next: Tick | None = None
         self._known = False
         """Whether ``_next`` is what :meth:`next_tick` would return (nothing changed since)."""
+        self._clock = initial_time
+        """SimPy's clock (:attr:`simpy.Environment.now`), kept: SimPy moves it only in
+        :meth:`~simpy.Environment.step`, to the time :meth:`~simpy.Environment.peek` gave."""
         self._upcoming = inf
         """SimPy's :meth:`~simpy.Environment.peek`, kept: SimPy's queue changes only through
         :meth:`schedule` and :meth:`~simpy.Environment.step`, which keep it."""
 
     def schedule(self, time: float, prio: int, callback: Callable[[Any], None], key: Any) -> Tick:
-        """Put a tick for ``callback(key)`` at ``time`` with priority ``prio`` on the calendar."""
+        """Put a tick for ``callback(key)`` at ``time`` with priority ``prio`` on the calendar: with
+        the other ticks of its instant when SimPy already holds a timeout for it, else on a new
+        timeout."""
         self._known = False
         tick = (time, prio, next(self._sequence), callback, key)
-        env = self.env
-        now = env.now
-        if time < now:
+        clock = self._clock
+        if time <= clock:  # SimPy has handed this instant on already
             heappush(self.due, tick)
             return tick
-        delay = time - now
-        if now + delay != time:
-            delay = delay_to(now, time)
-        simpy.Timeout(env, delay, tick).callbacks.append(self._take)
-        if now + delay < self._upcoming:
-            self._upcoming = now + delay
+        delay = time - clock
+        at = clock + delay
+        if at != time:
+            delay = delay_to(clock, time)
+            at = clock + delay
+        instants = self._instants
+        if at in instants:
+            instants[at].append(tick)
+            return tick
+        instants[at] = [tick]
+        simpy.Timeout(self.env, delay)
+        if at < self._upcoming:
+            self._upcoming = at
         return tick
-
-    def _take(self, event: simpy.Event) -> None:
-        """A SimPy timeout came: its tick joins the due ones."""
-        heappush(self.due, event.value)
 
     def cancel(self, tick: Tick) -> None:
         """Cancel ``tick`` (still on the calendar): it will be dropped unseen."""
@@ -112,11 +120,11 @@ class Calendar:
 
     def next_tick(self) -> Tick | None:
         """The next tick that is not cancelled (None when there is none), left on the calendar:
-        every SimPy event up to its time has been taken off SimPy, so no tick of its instant that
+        every SimPy instant up to its time has been taken off SimPy, so no tick of its instant that
         should come first is still there."""
         if self._known:
             return self._next
-        due, env, stale = self.due, self.env, self.stale
+        due, stale = self.due, self.stale
         while True:
             upcoming = self._upcoming
             if due:
@@ -130,7 +138,12 @@ class Calendar:
             elif upcoming == inf:
                 self._next, self._known = None, True
                 return None
+            # Take the earliest instant off SimPy: step its timeout (SimPy's clock moves to it).
+            env = self.env
             env.step()
+            self._clock = upcoming
+            for tick in self._instants.pop(upcoming):
+                heappush(due, tick)
             self._upcoming = env.peek()
 
 

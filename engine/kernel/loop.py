@@ -129,13 +129,18 @@ class EventLoop:
         calendar.now = t
         if tick is None:
             self._arrive(self._next_job)
+            closed = self._next_submit > t  # the calendar's next tick is later: it lost to t
         else:
             calendar.pop()
             tick[3](tick[4])
-        following = calendar.next_tick()
-        if (following is None or following[0] > t) and self._next_submit > t:
+            following = calendar.next_tick()
+            closed = (following is None or following[0] > t) and self._next_submit > t
+        if closed:
             if self.pass_pending:
-                self._pass(t)
+                self.pass_pending = False
+                self.started = self.scheduler.run_pass(t)
+                if self._clocked:
+                    self._wake(t)
             if self.state.model_dirty:
                 self.state.reschedule()
         for after_event in self.listeners.after_event:
@@ -170,12 +175,10 @@ class EventLoop:
         self.pass_pending = True
         self.scheduler.retry_all()
 
-    def _pass(self, now: float) -> None:
-        """The instant's scheduling pass; while jobs wait on an allocator whose rules change by
-        themselves, a clock tick at the next change."""
-        self.pass_pending = False
-        self.started = self.scheduler.run_pass(now)
-        if not self._clocked or not self.scheduler.queue.jobs:
+    def _wake(self, now: float) -> None:
+        """After the instant's pass, while jobs wait on an allocator whose rules change by
+        themselves: a clock tick at the next change."""
+        if not self.scheduler.queue.jobs:
             return
         wake = self.state.allocator.next_change(now)
         if wake is not None and wake > now and wake != self._wake_at:

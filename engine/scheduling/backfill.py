@@ -156,7 +156,7 @@ class EasyBackfill(Backfill):
                 lo += 1
             else:
                 return
-            hopeful: Iterable[Job] = islice(queue, lo, None)
+            hopeful: Iterable[Job] | None = None  # built only if a planner needs it
             positions = range(lo, n)
         else:
             fits = allocator.fits
@@ -182,6 +182,8 @@ class EasyBackfill(Backfill):
                 planner = ctx.planner()
                 shadow = None if ctx.pairs else planner.shadow(first)
                 if shadow is None:
+                    if hopeful is None:
+                        hopeful = islice(queue, lo, None)
                     self._by_planner(ctx, planner, first, hopeful)
                     return
             self._left = shadow

@@ -6,6 +6,7 @@ import re
 from math import inf, nextafter
 from pathlib import Path
 
+import simpy
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -61,3 +62,46 @@ def test_the_engine_reads_no_private_simpy_attribute():
         if private.search(line)
     ]
     assert hits == []
+
+
+def test_simpy_steps_to_the_time_peek_gave():
+    """What the calendar relies on to keep SimPy's clock without reading ``env.now`` per tick:
+    ``step`` moves the clock to the time ``peek`` gave, and only ``step`` moves it."""
+    env = simpy.Environment(2.0)
+    simpy.Timeout(env, 3.5)
+    simpy.Timeout(env, 1.25)
+    assert env.now == 2.0
+    at = env.peek()
+    env.step()
+    assert env.now == at == 3.25
+    simpy.Timeout(env, 0.5)
+    assert env.now == 3.25
+
+
+def test_one_simpy_timeout_per_instant_carries_all_its_ticks():
+    calendar = Calendar(0.0)
+    for key in range(3):
+        calendar.schedule(5.0, key, str, key)
+    calendar.schedule(7.0, 0, str, "later")
+    env = calendar.env
+    instants = []
+    while env.peek() < inf:
+        instants.append(env.peek())
+        env.step()
+    assert instants == [5.0, 7.0]
+
+
+def test_the_ticks_of_one_instant_come_whole_in_priority_order():
+    calendar = Calendar(0.0)
+    for prio in (3, 1, 2):
+        calendar.schedule(5.0, prio, str, prio)
+    calendar.schedule(9.0, 0, str, "later")
+    calendar.schedule(4.0, 9, str, "earlier")
+    order = []
+    while (tick := calendar.next_tick()) is not None:
+        calendar.now = tick[0]
+        calendar.pop()
+        order.append(tick[4])
+        if tick[4] == 3:  # a tick for the instant SimPy has handed on joins it
+            calendar.schedule(5.0, 4, str, 4)
+    assert order == ["earlier", 1, 2, 3, 4, "later"]

@@ -72,7 +72,7 @@ def test_fig1_maximal_free_submeshes_and_the_mpl_choice():
     # choose the right one, our tie-break (scan order) takes the left one.
     placement = mpl.find(job(0, (2, 1)))
     assert placement.label == "(0,3) 2x1"
-    from meshsim.engine.allocation.contiguous import peripheral_length
+    from meshsim.engine.allocation.contiguous_choice import peripheral_length
 
     scores = peripheral_length(
         (2, 1), np.array([[0, 3], [3, 3], [1, 3], [3, 1]]), (5, 4), (False, False)

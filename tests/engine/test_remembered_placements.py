@@ -7,7 +7,7 @@ out of service, under FCFS and backfilling."""
 import numpy as np
 import pytest
 
-from meshsim.engine.allocation.contiguous import MaxFreeBox
+from meshsim.engine.allocation.contiguous_choice import MaxFreeBox
 from meshsim.engine.core.policy import Policy
 from meshsim.engine.kernel.actions import Fail, Repair
 from meshsim.engine.kernel.simulation import Simulation
