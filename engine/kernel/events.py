@@ -1,13 +1,15 @@
 """The event calendar and the records of what happened.
 
 The calendar is a SimPy :class:`simpy.Environment`, used through its public API only: every
-:data:`Tick` (a job's completion, an operator action, a reservation's end, a clock tick) is a SimPy
-timeout whose value is the tick, and SimPy's ``step``/``peek`` bring them in order of time. A tick's
-integer priority encodes DESIGN.md's order at one instant: all job completions, then operator
-actions and failures; ties inside a kind are broken by job index (which follows job number) or, for
-actions, by the order they were applied. SimPy orders the timeouts of one instant by creation, so
-the calendar takes every tick of the earliest instant off SimPy before it hands one on
-(:meth:`Calendar.next_tick`), and orders them itself. Arrivals, which come already ordered by
+:data:`Tick` (a job's completion, an operator action, a reservation's start or end, a clock tick)
+is a SimPy timeout whose value is the tick, and SimPy's ``step``/``peek`` bring them in order of
+time. A tick's integer priority encodes DESIGN.md's order at one instant: all job completions, then
+operator actions and failures, then reservations that start, then those that end, then clock ticks
+(:mod:`meshsim.engine.kernel.operator`, :mod:`meshsim.engine.kernel.loop`); ties inside a kind are
+broken by job index (which follows job number) or, for actions, by the order they were applied.
+SimPy orders the timeouts of one instant by creation, so the calendar takes every tick of the
+earliest instant off SimPy before it hands one on (:meth:`Calendar.next_tick`), and orders them
+itself. Arrivals, which come already ordered by
 (submit time, job number) from the workload, are not put on the calendar: the event loop merges
 them in after every calendar event of their instant
 (:meth:`meshsim.engine.kernel.loop.EventLoop.advance`). The one scheduling pass of an instant runs

@@ -66,6 +66,9 @@ class StubState:
     def repack(self) -> bool:
         return False
 
+    def windows(self) -> None:
+        return None
+
 
 def job(index: int, size: int, estimate: float, submit: float = 0.0) -> Job:
     return Job(index, index + 1, submit, estimate, estimate, size, size)
