@@ -225,7 +225,7 @@ class Operator:
         reservation = outages.reserve(cells, opens, until, label, on_job)
         calendar = self.loop.calendar
         calendar.schedule(until, _RESERVATION_END | reservation.number, self._end, reservation)
-        made = f"reserved {label} ({len(cells)} units)"
+        made = f"reserved {label} ({len(cells)} unit{'' if len(cells) == 1 else 's'})"
         if opens > now:
             key = _RESERVATION_START | reservation.number
             calendar.schedule(opens, key, self._start_reservation, reservation)
