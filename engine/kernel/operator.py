@@ -229,7 +229,9 @@ class Operator:
         if opens > now:
             key = _RESERVATION_START | reservation.number
             calendar.schedule(opens, key, self._start_reservation, reservation)
-            return f"{made} from {clock(opens)} until {clock(until)}: pending"
+            then = "kill" if on_job == "kill" else "wait for"
+            window = f"from {clock(opens)} until {clock(until)}"
+            return f"{made} {window}: pending ({then} its jobs then)"
         return f"{made} until {clock(until)}" + self._open(reservation)
 
     def _open(self, reservation: Reservation) -> str:

@@ -87,7 +87,8 @@ def test_a_reservation_ahead_is_pending_until_its_start_then_active():
     assert all(owners[c] == RESERVED for c in block)
     sim.run()
     assert action_lines(records) == [
-        "reserved 0,0 2x4 (8 units) from day 0 00:03:20 until day 0 00:06:40: pending",
+        "reserved 0,0 2x4 (8 units) from day 0 00:03:20 until day 0 00:06:40: pending (wait for "
+        "its jobs then)",
         "reservation of 0,0 2x4 started",
         "reservation of 0,0 2x4 ended",
     ]
