@@ -71,6 +71,9 @@ class MachineState:
         self._packed = -1
         self.complete: Callable[[int], None] = self.finish
         self.outages = Outages(self)
+        self.ahead = self.outages.pending
+        """The reservations made that have not started (the outages' own list: the scheduling pass
+        reads whether it is empty at every pass, without a call)."""
         self.adopt(allocator)
 
     def adopt(self, allocator: Allocator) -> None:
@@ -161,8 +164,9 @@ class MachineState:
         reservations."""
         now = self.calendar.now
         planner = self.allocator.planner(now, Releases(now, self.ends.copy(), self.running))
-        for window in self.outages.windows():
-            planner.hold(window)
+        if self.ahead:
+            for window in self.outages.windows():
+                planner.hold(window)
         return planner
 
     def windows(self) -> WindowGuard | None:

@@ -26,6 +26,7 @@ Two fast paths give the same starts as a full pass:
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from typing import TYPE_CHECKING, Protocol
 
 from meshsim.engine.allocation.allocator import Allocator
@@ -55,6 +56,8 @@ class MachineState(Protocol):
     """Counts the changes of free capacity the pass did not make (ends, outages, re-packs)."""
     early_releases: int
     """Counts the jobs that ended before their estimate."""
+    ahead: Sized
+    """The operator reservations that have not started (empty: :meth:`windows` is None)."""
 
     def start(self, job: Job, placement: Placement) -> None:
         """Start ``job`` now on ``placement``."""
@@ -196,7 +199,7 @@ class Scheduler:
         ctx.sizes = waiting.sizes
         ctx.early_release = self.state.early_releases != self._early
         ctx.started = {}
-        windows = self.state.windows()
+        windows = self.state.windows() if self.state.ahead else None
         if windows is not None or ctx.windows is not None or ctx.windows_changed:
             self._guard(windows)
         try:

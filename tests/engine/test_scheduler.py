@@ -40,6 +40,7 @@ class StubState:
         self.running: dict[int, tuple[Job, float, Placement]] = {}
         self.ends: list[tuple[float, int, int]] = []
         self.started: list[int] = []
+        self.ahead: list[object] = []
 
     def start(self, job: Job, placement: Placement) -> None:
         self.allocator.allocate(job, placement)
