@@ -62,7 +62,7 @@ async def test_a_reservation_two_hours_ahead_is_pending_until_then_and_active_af
         await pilot.press("v")
         await until(pilot, lambda: isinstance(app.screen, ReportScreen))
         listed = app.screen.plain_text(width=200)
-        assert "R47-M1" in listed and "pending, starts in 2h00m" in listed
+        assert "R47-M1" in listed and "pending, in 2h00m" in listed
         await pilot.press("escape")
 
         await pilot.press("ctrl+s")
@@ -84,7 +84,7 @@ async def test_a_reservation_two_hours_ahead_is_pending_until_then_and_active_af
         assert int(app.frame.snapshot.owners[cell]) == RESERVED
         await pilot.press("v")
         await until(pilot, lambda: isinstance(app.screen, ReportScreen))
-        assert "active, ends in 1h00m" in app.screen.plain_text(width=200)
+        assert "active, 1h00m left" in app.screen.plain_text(width=200)
 
     (saved,) = json.loads((tmp_path / "s.json").read_text())["actions"]
     assert saved == {
