@@ -25,7 +25,8 @@ REASONS = {
     "unit_down": "fail of a unit that is already down",
     "unit_not_down": "repair of a unit that is not down",
     "unit_never_allocated": "fail of a unit no job is ever placed on (a service node)",
-    "reservation_over": "a reservation whose end is not after the time it is applied",
+    "reservation_over": "a reservation whose end is not after its start",
+    "reservation_start_passed": "a reservation whose start is before the time it is applied",
     "policy_refused": "a policy change the run cannot make (e.g. an allocator that does not work "
     "on the machine or cannot migrate)",
     "time_passed": "the action's time had passed when its turn came (its after_event placed it "

@@ -56,6 +56,7 @@ from meshsim.tui.requests import (
 )
 from meshsim.tui.screens.confirm import ConfirmScreen
 from meshsim.tui.screens.progress import ProgressScreen
+from meshsim.tui.screens.reservations import reservations_report
 from meshsim.tui.widgets.event_log import EventLog
 from meshsim.tui.widgets.footer import ConsoleFooter
 from meshsim.tui.widgets.machine_map import MachineMap
@@ -169,6 +170,13 @@ class MeshsimApp(App[None]):
         _binding("f", "fail_unit", "Fail", "Fail the unit under the map cursor", show=False),
         _binding("r", "repair_unit", "Repair", "Repair the unit under the map cursor", show=False),
         _binding("R", "reserve", "Reserve", "Reserve a block for a time window", show=False),
+        _binding(
+            "v",
+            "reservations",
+            "Reservations",
+            "List the reservations: units, start, end, pending or active, jobs on their units",
+            show=False,
+        ),
         _binding(
             "p", "policy", "Policy", "Change queue order, backfilling or allocator", show=False
         ),
@@ -548,13 +556,20 @@ class MeshsimApp(App[None]):
         if values is not None:
             self._confirm(
                 "Drain a block",
-                f"Reserve {values['block']} for maintenance (a drain)?",
+                commands.reserve_question(values),
                 partial(
                     self.send,
-                    ReserveBlock(values["block"], values["start"], values["length"]),
+                    ReserveBlock(
+                        values["block"], values["start"], values["length"], values["on_job"]
+                    ),
                     "reserve",
                 ),
             )
+
+    def action_reservations(self) -> None:
+        """The reservations list (Cobalt's ``showres``, Slurm's ``scontrol show res``)."""
+        if self.frame is not None:
+            self.push_screen(reservations_report(self.frame.snapshot))
 
     def action_policy(self) -> None:
         if self.frame is not None:

@@ -153,29 +153,50 @@ def submit_form(machine: Machine) -> FormScreen:
     )
 
 
+ON_JOB_CHOICES = (
+    ("wait: the units are reserved as their jobs end", "wait"),
+    ("kill: the jobs still on the units are killed at the start", "kill"),
+)
+"""What a reservation does at its start to a job still running on its units (the action's
+``on_job``, :data:`~meshsim.engine.kernel.outages.ON_JOB_AT_START`)."""
+
+
 def reserve_form(machine: Machine, cell: int) -> FormScreen:
+    """A reservation of a block over a window that starts now or later: until its start it is
+    pending and keeps out every job whose estimate reaches the start."""
+
     def check(v: dict[str, str]) -> dict[str, Any]:
         if not v["block"]:
             raise MeshsimError("name the block to reserve")
+        start = parse_duration(v["start"], "starts in") if v["start"] else 0.0
         length = parse_duration(v["length"], "lasts")
         if length <= 0:
             raise MeshsimError("lasts: a reservation lasts longer than 0")
-        refuse(machine, Reserve(time=0.0, block=v["block"], until=length))
-        return {
-            "block": v["block"],
-            "start": parse_duration(v["start"], "starts in") if v["start"] else 0.0,
-            "length": length,
-        }
+        refuse(machine, Reserve(time=0.0, block=v["block"], until=start + length, start=start))
+        return {"block": v["block"], "start": start, "length": length, "on_job": v["on_job"]}
 
     return FormScreen(
         "Reserve a block (maintenance drain)",
         [
             Field("block", "units: names, a box 0,0 4x4 or a partition", unit_name(machine, cell)),
-            Field("start", "starts in (from now)", "0"),
+            Field("start", "starts in (from now: 0, 45m, 2h)", "0"),
             Field("length", "lasts", "4h"),
+            Field("on_job", "jobs still on its units at the start", "wait", ON_JOB_CHOICES),
         ],
         check,
-        "Idle units are reserved when it starts, busy ones as their jobs end; all return after.",
+        "Until it starts it is pending: no job whose estimate reaches the start begins on its "
+        "units. Then idle units are reserved; all return after.",
+    )
+
+
+def reserve_question(values: dict[str, Any]) -> str:
+    """The confirmation of a reservation form's values: the window and the rule at its start."""
+    lead = values["start"]
+    when = "now" if lead <= 0 else f"in {duration(lead)} (pending until then)"
+    rule = "killed" if values["on_job"] == "kill" else "waited for"
+    return (
+        f"Reserve {values['block']} for {duration(values['length'])} of maintenance, starting "
+        f"{when}? Jobs still on its units at the start are {rule}."
     )
 
 
@@ -310,6 +331,8 @@ def unit_report(info: UnitInfo) -> ReportScreen:
         table.add_row("job", f"{info.job_id} on {info.placement}")
     if info.until is not None:
         table.add_row("reserved until", clock(info.until))
+    for start, until in info.ahead:
+        table.add_row("pending reservation", f"{clock(start)} → {clock(until)}")
     table.add_row("blocks", ", ".join(info.blocks) if info.blocks else "-")
     keys = Text("f fail · r repair · R reserve a block starting here", style="dim")
     return ReportScreen(f"Unit {info.name}", Group(table, Text(""), keys))

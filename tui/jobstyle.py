@@ -32,6 +32,8 @@ _STRIDE = 5
 FREE_GLYPH = "·"
 DOWN_GLYPH = "×"
 RESERVED_GLYPH = "░"
+PENDING_GLYPH = "◌"
+"""An idle unit that a pending reservation will take at its start."""
 KILLED_GLYPH = "×"
 
 

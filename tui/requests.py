@@ -128,11 +128,13 @@ class Act(Request):
 
 @dataclass(frozen=True)
 class ReserveBlock(Request):
-    """Reserve ``block`` from ``start`` seconds after now for ``length`` seconds."""
+    """Reserve ``block`` from ``start`` seconds after now for ``length`` seconds; ``on_job`` says
+    what happens at the start to the jobs still on its units (``wait`` or ``kill``)."""
 
     block: str
     start: float
     length: float
+    on_job: str = "wait"
 
 
 @dataclass(frozen=True)
@@ -303,10 +305,26 @@ def _act(request: Act, driver: Driver) -> None:
 
 
 @handle.register(ReserveBlock)
-def _reserve(request: ReserveBlock, driver: Driver) -> None:
-    start = driver.session.now + request.start
-    reserve = Reserve(time=start, block=request.block, until=start + request.length)
-    driver.session.act_now(reserve)
+def _reserve(request: ReserveBlock, driver: Driver) -> str:
+    """The reservation made now, for a window that starts now or later; the toast says what it
+    did (pending until its start, or the jobs it waits for or killed)."""
+    session = driver.session
+    now = session.now
+    start = now + request.start
+    reserve = Reserve(
+        time=now,
+        block=request.block,
+        until=start + request.length,
+        start=start,
+        on_job=request.on_job,
+    )
+    session.act_now(reserve)
+    made = [
+        r.detail
+        for r in session.snapshot(reasons=0).recent
+        if r.kind == "action" and r.time == now and r.detail.startswith("reserved ")
+    ]
+    return made[-1] if made else f"reserved {request.block}"
 
 
 @handle.register(Undo)

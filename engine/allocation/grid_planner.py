@@ -2,11 +2,12 @@
 
 The planner knows, for every cell, when it becomes free (now for idle cells, the expected end of the
 running job holding it, never for failed or operator-reserved cells) and holds adjustments:
-boxes reserved for waiting jobs and boxes of jobs started during the pass, each over a time
-interval. The earliest start of a job is found by replaying the expected releases on the real
-occupancy: at now and at each later release or adjustment end, the cells still busy then, plus every
-adjustment overlapping the job's interval, are taken, and the allocator's own rule looks for a box
-on what remains (DESIGN.md, "Scheduling"; issue 3 §5). A reservation plans the job's own boxes: a
+boxes reserved for waiting jobs, boxes of jobs started during the pass and the units of operator
+reservations that have not started (:meth:`GridPlanner.hold`), each over a time interval. The
+earliest start of a job is found by replaying the expected releases on the real occupancy: at now
+and at each later release or adjustment end, the cells still busy then, plus every adjustment
+overlapping the job's interval, are taken, and the allocator's own rule looks for a box on what
+remains (DESIGN.md, "Scheduling"; issue 3 §5). A reservation plans the job's own boxes: a
 job that would grow to a larger volume now (seed 002 §2, :meth:`BoxAllocator._grown`) does so when
 it starts, not in a plan.
 
@@ -32,6 +33,7 @@ from meshsim.engine.core.jobs import Job
 
 if TYPE_CHECKING:
     from meshsim.engine.allocation.contiguous import BoxAllocator
+    from meshsim.engine.allocation.windows import Window
 
 
 def cell_array(cells: tuple[int, ...]) -> np.ndarray:
@@ -137,4 +139,8 @@ class GridPlanner(Planner):
 
     def start(self, job: Job, placement: Placement, duration: float) -> None:
         self.adjust.append((self.now, span_end(self.now, duration), cell_array(placement.cells)))
+        self._changed()
+
+    def hold(self, window: Window) -> None:
+        self.adjust.append((window.start, window.until, cell_array(window.cells)))
         self._changed()

@@ -5,7 +5,9 @@ A :class:`Planner` answers the two questions backfilling asks (DESIGN.md, "Sched
 and *may this job start now* without delaying any reservation. Allocators create the planner for
 their topology (:meth:`meshsim.engine.allocation.allocator.Allocator.planner`); a reservation is
 whatever the topology needs (a node count on a flat machine, a concrete placement at a future time
-on meshes, tori and partition menus).
+on meshes, tori and partition menus). The machine state makes every planner hold the operator's
+pending reservations (:meth:`Planner.hold`: their units unavailable over [start, until),
+:mod:`meshsim.engine.allocation.windows`).
 
 :class:`CountPlanner` is the node-count version, exact for the flat machine: availability is a step
 function of free nodes over time."""
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from meshsim.engine.allocation.allocator import Placement
+    from meshsim.engine.allocation.windows import Window
     from meshsim.engine.core.jobs import Job
 
 
@@ -98,6 +101,11 @@ class Planner(ABC):
     @abstractmethod
     def start(self, job: Job, placement: Placement, duration: float) -> None:
         """Record that ``job`` started now on ``placement`` and holds it for ``duration``."""
+
+    @abstractmethod
+    def hold(self, window: Window) -> None:
+        """Hold an operator reservation that has not started: ``window``'s units are unavailable
+        over [window.start, window.until) to every reservation made and every job admitted."""
 
     def shadow(self, job: Job) -> Shadow | None:
         """EASY's shadow time and extra nodes for head ``job`` when availability is a node count
@@ -193,6 +201,7 @@ class CountPlanner(Planner):
         self._adjust: list[tuple[float, float, int]] = []
         self._held: dict[int, tuple[float, float, int]] = {}
         self._memo: dict[float, int] = {}
+        self._windows = False
 
     def _read_through(self, t: float) -> None:
         """Materialize every release at or before ``t`` (and one beyond, to know where to stop)."""
@@ -283,12 +292,20 @@ class CountPlanner(Planner):
                 return Slot(end if end > now else now)
         return None
 
-    def shadow(self, job: Job) -> Shadow:
+    def shadow(self, job: Job) -> Shadow | None:
         """The head's reservation in closed form, for an untouched planner (:func:`count_shadow`).
         Backfilling with it is exactly :meth:`admits` after
         :meth:`reserve`: a job may start if it fits in ``free`` and, when it runs across the shadow
-        time, in ``extra``."""
+        time, in ``extra``. None while the planner holds a window (the closed form knows none)."""
+        if self._windows:
+            return None
         return count_shadow(self.now, self.free_now, self._entries, job.size)
+
+    def hold(self, window: Window) -> None:
+        """The window's nodes are taken from the free count over [start, until)."""
+        self._adjust.append((window.start, window.until, window.nodes))
+        self._windows = True
+        self._memo.clear()
 
     def reserve(self, job: Job, slot: Slot, duration: float) -> None:
         held = (slot.start, span_end(slot.start, duration), job.size)

@@ -15,7 +15,8 @@ action out:
   (``job_unknown``, ``job_not_arrived``, ``job_not_waiting``, ``job_not_held``, ``job_ended``);
 - ``fail``: a unit of the machine (``unit_unknown``) that is up (``unit_down``) and that jobs are
   ever placed on (``unit_never_allocated``); ``repair``: a unit that is down (``unit_not_down``);
-- ``reserve``: a block of the machine that ends after now (``reservation_over``);
+- ``reserve``: a block of the machine (``unit_unknown``) that starts no earlier than now
+  (``reservation_start_passed``) and ends after it starts (``reservation_over``);
 - ``set-policy``: names of the registries, an allocator that works on the machine and, when the run
   migrates jobs, one that can (``policy_refused``).
 
@@ -28,6 +29,7 @@ import math
 from typing import TYPE_CHECKING
 
 from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.core.simclock import clock
 from meshsim.engine.rejections import ActionRejected
 
 if TYPE_CHECKING:
@@ -163,10 +165,17 @@ def _check_state(sim: Simulation, action: Action) -> None:
             raise ActionRejected("unit_never_allocated", f"unit {name} is never allocated")
     if kind == "reserve":
         until = getattr(action, "until", math.nan)
-        start = max(action.time, sim.now)
-        if not (math.isfinite(until) and until > start):
+        now = max(action.time, sim.now)
+        start = getattr(action, "start", None)
+        opens = now if start is None else start
+        if opens < now:
             raise ActionRejected(
-                "reservation_over", f"a reservation must end after it starts (t={start:g})"
+                "reservation_start_passed",
+                f"a reservation cannot start in the past ({clock(opens)}, now {clock(now)})",
+            )
+        if not (math.isfinite(until) and until > opens):
+            raise ActionRejected(
+                "reservation_over", f"a reservation must end after it starts ({clock(opens)})"
             )
 
 

@@ -39,14 +39,14 @@ class ActionLog:
         self.pending = deque(sorted(logged, key=lambda a: a.after_event))
 
     def apply(self, action: Action) -> int:
-        """Schedule ``action`` at its time (not earlier than now) and log it; return its number in
-        the log."""
+        """Schedule ``action`` at its time (not earlier than now) and log it, in the form that
+        replays to the same run (:meth:`Action.logged`); return its number in the log."""
         now = self.loop.now
         if action.time < now:
             raise MeshsimError(
                 f"action '{action.kind}' at t={action.time:g} is in the past (now t={now:g})"
             )
-        number = self._log(action)
+        number = self._log(action.logged())
         self.loop.calendar.schedule(action.time, priority(ACTION, number), self._carry_out, number)
         return number
 
@@ -57,7 +57,7 @@ class ActionLog:
         while pending and pending[0].after_event <= loop.events:
             action = pending.popleft().action
             if action.time < loop.now:
-                number = self._log(action)
+                number = self._log(action.logged())
                 message = f"its time t={action.time:g} had passed (now t={loop.now:g})"
                 self._reject(number, action, ActionRejected("time_passed", message))
             else:

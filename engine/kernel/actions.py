@@ -9,10 +9,12 @@ dataclass with the simulated ``time`` it takes effect;
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
+from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.registry import Registry
+from meshsim.engine.kernel.outages import ON_JOB_AT_START
 
 if TYPE_CHECKING:
     from meshsim.engine.kernel.operator import Operator
@@ -31,6 +33,11 @@ class Action(ABC):
     def execute(self, operator: Operator) -> str:
         """Carry the action out through ``operator``; return a one-line description for the event
         log."""
+
+    def logged(self) -> Action:
+        """The action as the run's log keeps it: with every default that depends on when it is
+        applied made explicit (a reservation's start), so the log replays to the same run."""
+        return self
 
     def as_dict(self) -> dict[str, Any]:
         return {"action": self.kind, **asdict(self)}
@@ -156,19 +163,41 @@ class Repair(Action):
 @ACTIONS.register("reserve")
 @dataclass(frozen=True)
 class Reserve(Action):
-    """Reserve a block of units from ``time`` to ``until`` (a maintenance drain): idle units at
-    once, busy ones as their jobs end; all return at ``until``. ``block`` is a list of units, a box
-    ``"0,0 4x4"`` on grids, a partition name on partition machines (``"1K R00-M0..R00-M1"``), or
-    units separated by spaces. See
+    """Reserve a block of units (a maintenance drain), asked for at ``time``, over [``start``,
+    ``until``): ``start`` defaults to ``time`` (a reservation that starts when it is applied, the
+    only kind before ``start`` existed); until then it is pending. ``block`` is a list of units, a
+    box ``"0,0 4x4"`` on grids, a partition name on partition machines (``"1K R00-M0..R00-M1"``), or
+    units separated by spaces. ``on_job`` says what happens, at the start, to a job still running
+    on its units: ``wait`` for it (default) or ``kill`` it. See
     :meth:`meshsim.engine.kernel.operator.Operator.reserve_units`."""
 
     kind: ClassVar[str] = "reserve"
     block: str | tuple[str | int, ...] = ""
     until: float = 0.0
+    start: float | None = None
+    on_job: str = "wait"
 
     def __post_init__(self) -> None:
         if isinstance(self.block, list):
             object.__setattr__(self, "block", tuple(self.block))
+        if self.on_job not in ON_JOB_AT_START:
+            raise MeshsimError(
+                f"reserve: on_job must be one of {', '.join(ON_JOB_AT_START)}, got {self.on_job!r}"
+            )
+
+    @property
+    def opens(self) -> float:
+        """When the reservation starts: ``start``, or ``time`` when it has none."""
+        return self.time if self.start is None else self.start
+
+    def logged(self) -> Reserve:
+        return self if self.start is not None else replace(self, start=self.time)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = super().as_dict()
+        if self.start is None:
+            del out["start"]
+        return out
 
     def execute(self, operator: Operator) -> str:
-        return operator.reserve_units(self.block, self.until)
+        return operator.reserve_units(self.block, self.until, self.opens, self.on_job)

@@ -1,11 +1,12 @@
 """The event calendar and the records of what happened.
 
 The calendar is a SimPy :class:`simpy.Environment`, used through its public API only: every instant
-that holds a :data:`Tick` (a job's completion, an operator action, a reservation's end, a clock
-tick) is one SimPy timeout, and SimPy's ``step``/``peek`` bring the instants in order of time. The
-calendar keeps the ticks of each instant until SimPy's clock reaches it (:meth:`Calendar.schedule`),
-then hands them on in its own order (:meth:`Calendar.next_tick`): a tick's integer priority encodes
-DESIGN.md's order at one instant, all job completions, then operator actions and failures; ties
+that holds a :data:`Tick` (a job's completion, an operator action, a reservation's start or end, a
+clock tick) is one SimPy timeout, and SimPy's ``step``/``peek`` bring the instants in order of time.
+The calendar keeps the ticks of each instant until SimPy's clock reaches it
+(:meth:`Calendar.schedule`), then hands them on in its own order (:meth:`Calendar.next_tick`): a
+tick's integer priority encodes DESIGN.md's order at one instant, all job completions, then operator
+actions and failures, then reservations that start, then those that end, then clock ticks; ties
 inside a kind are broken by job index (which follows job number) or, for actions, by the order they
 were applied. Arrivals, which come already ordered by (submit time, job number) from the workload,
 are not put on the calendar: the event loop merges them in after every calendar event of their

@@ -1,12 +1,12 @@
 """The event kernel: the calendar, the arrival feed, and one event at a time.
 
 Events come from two sources merged in DESIGN.md's order: the SimPy calendar
-(:class:`~meshsim.engine.kernel.events.Calendar`: completions, operator actions, reservation ends
-and clock ticks) and the workload's arrivals in (submit, job number) order, which follow every
-calendar event of their instant. When an event is the last of its instant, the instant's scheduling
-pass runs (:meth:`meshsim.engine.scheduling.scheduler.Scheduler.run_pass`) if something asked for
-one, then the runtime model moves the completions it changed. The recorders hear of the clock moving
-and of the end of every event (:mod:`meshsim.engine.kernel.recorders`)."""
+(:class:`~meshsim.engine.kernel.events.Calendar`: completions, operator actions, reservation
+starts and ends, and clock ticks) and the workload's arrivals in (submit, job number) order, which
+follow every calendar event of their instant. When an event is the last of its instant, the
+instant's scheduling pass runs (:meth:`meshsim.engine.scheduling.scheduler.Scheduler.run_pass`)
+if something asked for one, then the runtime model moves the completions it changed. The recorders
+hear of the clock moving and of the end of every event (:mod:`meshsim.engine.kernel.recorders`)."""
 
 from __future__ import annotations
 

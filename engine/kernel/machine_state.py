@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from meshsim.engine.allocation.allocator import Allocator
 from meshsim.engine.allocation.planning import Planner, Releases, Shadow, count_shadow
+from meshsim.engine.allocation.windows import WindowGuard
 from meshsim.engine.core.jobs import SCHEDULING_FIELDS
 from meshsim.engine.kernel.events import COMPLETION, Calendar, Tick, priority
 from meshsim.engine.kernel.outages import Outages
@@ -70,6 +71,9 @@ class MachineState:
         self._packed = -1
         self.complete: Callable[[int], None] = self.finish
         self.outages = Outages(self)
+        self.ahead = self.outages.pending
+        """The reservations made that have not started (the outages' own list: the scheduling pass
+        reads whether it is empty at every pass, without a call)."""
         self.adopt(allocator)
 
     def adopt(self, allocator: Allocator) -> None:
@@ -156,9 +160,29 @@ class MachineState:
     # ------------------------------------------------------------------ what the pass asks
 
     def planner(self) -> Planner:
-        """Future availability from the running jobs' expected releases now."""
+        """Future availability from the running jobs' expected releases now, holding the pending
+        reservations."""
         now = self.calendar.now
-        return self.allocator.planner(now, Releases(now, self.ends.copy(), self.running))
+        planner = self.allocator.planner(now, Releases(now, self.ends.copy(), self.running))
+        if self.ahead:
+            for window in self.outages.windows():
+                planner.hold(window)
+        return planner
+
+    def windows(self) -> WindowGuard | None:
+        """The pending reservations as the scheduling pass must respect them now
+        (:mod:`meshsim.engine.allocation.windows`); None when none is pending."""
+        windows = self.outages.windows()
+        if not windows:
+            return None
+        now = self.calendar.now
+        return WindowGuard(
+            self.allocator,
+            windows,
+            now,
+            lambda: Releases(now, self.ends.copy(), self.running),
+            self.start,
+        )
 
     def shadow(self, job: Job) -> Shadow:
         """The node-count planner's shadow for head ``job`` now (``PassContext.shadow``)."""
@@ -179,12 +203,18 @@ class MachineState:
 
         A re-pack depends only on the running jobs, the units out of service and the allocator's
         rule, which ``layout`` counts changes of: when none changed since the last re-pack, the
-        jobs are where a re-pack puts them, or it failed, and it is not tried again."""
+        jobs are where a re-pack puts them, or it failed, and it is not tried again. While
+        reservations are pending, no job is moved onto the units of one its estimate reaches
+        (:meth:`~meshsim.engine.allocation.windows.WindowGuard.repack`)."""
         if self._packed == self.layout:
             return False
         self._packed = self.layout
         running = [(r.job, r.placement) for _, r in sorted(self.running.items())]
-        plan = self.allocator.repack(running)
+        windows = self.windows()
+        if windows is None:
+            plan = self.allocator.repack(running)
+        else:
+            plan = windows.repack(running, lambda job: self.running[job.index].expected_end)
         if plan is None:
             return False
         moved = [(job, old) for job, old in running if plan[job.index].cells != old.cells]

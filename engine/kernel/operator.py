@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from meshsim.engine.topology.machines import Machine
     from meshsim.engine.workloads.workload import Workload
 
+_RESERVATION_START = priority(ACTION, (1 << 37))
 _RESERVATION_END = priority(ACTION, (1 << 38))
 
 
@@ -184,30 +185,89 @@ class Operator:
         """A failed unit comes back (:meth:`meshsim.engine.kernel.outages.Outages.repair`)."""
         return self.loop.state.outages.repair(unit)
 
-    def reserve_units(self, block: str | Sequence[str | int], until: float) -> str:
-        """Reserve a block of units from now until ``until`` (a maintenance drain).
+    def reserve_units(
+        self,
+        block: str | Sequence[str | int],
+        until: float,
+        start: float | None = None,
+        on_job: str = "wait",
+    ) -> str:
+        """Reserve a block of units over [start, until) (a maintenance drain), made now; ``start``
+        defaults to now. A start in the past or an end not after the start is an error.
 
-        From now every idle unit of the block becomes RESERVED; a busy unit becomes RESERVED when
-        its job ends (running jobs are never cut short); at ``until`` (an internal calendar event,
-        ordered with the operator actions of that instant) every unit the reservation holds returns
-        to service, unless it is down or another active reservation covers it. Reserved units are
-        never allocated. Units that are never allocated (service nodes) are left as they are.
-        Limitation: backfilling plans with the reserved units as unavailable for good (it does not
-        count on their return at ``until``), and a reservation has no effect before its start time
-        (jobs started before then may run into the window; their units drain when they end)."""
+        Until its start the reservation is *pending*: its units stay in service, but no job whose
+        estimate reaches past the start (now + estimate > start) starts on them, on any start path,
+        and backfilling plans with them unavailable over [start, until)
+        (:mod:`meshsim.engine.allocation.windows`). At its start (an internal calendar event,
+        after the operator actions of that instant) every idle unit of the block becomes RESERVED;
+        a unit still running a job (one that overran its estimate, or started before the
+        reservation was made) drains: it becomes RESERVED when its job ends (``on_job="wait"``), or
+        the job is killed then and there (``on_job="kill"``; on a count-only pool the job that
+        started last, as a failure picks). At ``until`` (a calendar event after the starts of that
+        instant) every unit the reservation holds returns to service, unless it is down or another
+        active reservation covers it. Reserved units are never allocated; units that are never
+        allocated (service nodes) are left as they are. Limitation: once active, backfilling plans
+        with its units as unavailable for good (it does not count on their return at ``until``)."""
         now = self.loop.now
+        opens = now if start is None else start
         cells = block_cells(self.machine, block)
-        if not (math.isfinite(until) and until > now):
+        if opens < now:
             raise ActionRejected(
-                "reservation_over", f"a reservation must end after it starts (t={now:g})"
+                "reservation_start_passed",
+                f"a reservation cannot start in the past ({clock(opens)}, now {clock(now)})",
+            )
+        if not (math.isfinite(until) and until > opens):
+            raise ActionRejected(
+                "reservation_over", f"a reservation must end after it starts ({clock(opens)})"
             )
         label = block if isinstance(block, str) else " ".join(map(str, block))
-        reservation = self.loop.state.outages.reserve(cells, now, until, label)
-        end = _RESERVATION_END | reservation.number
-        self.loop.calendar.schedule(until, end, self._end_reservation, reservation)
-        return f"reserved {label} ({len(cells)} units) until {clock(until)}"
+        outages = self.loop.state.outages
+        reservation = outages.reserve(cells, opens, until, label, on_job)
+        calendar = self.loop.calendar
+        calendar.schedule(until, _RESERVATION_END | reservation.number, self._end, reservation)
+        made = f"reserved {label} ({len(cells)} unit{'' if len(cells) == 1 else 's'})"
+        if opens > now:
+            key = _RESERVATION_START | reservation.number
+            calendar.schedule(opens, key, self._start_reservation, reservation)
+            then = "kill" if on_job == "kill" else "wait for"
+            window = f"from {clock(opens)} until {clock(until)}"
+            return f"{made} {window}: pending ({then} its jobs then)"
+        return f"{made} until {clock(until)}" + self._open(reservation)
 
-    def _end_reservation(self, reservation: Reservation) -> None:
+    def _open(self, reservation: Reservation) -> str:
+        """The reservation starts now; what it did to the jobs on its units, as text ("" when
+        there were none)."""
+        outages = self.loop.state.outages
+        outages.activate(reservation)
+        hit = outages.occupants(reservation)
+        if not hit:
+            return ""
+        ids = [self.loop.state.running[i].job.job_id for i in hit]
+        if reservation.on_job == "wait":
+            return f"; waits for {_jobs_text(ids)} on its units"
+        killed = []
+        while hit:
+            for index in hit:
+                killed.append(self.loop.state.finish(index, True).job.job_id)
+                self.loop.ledger.cancelled.add(index)
+            hit = outages.occupants(reservation)
+        return f"; killed {_jobs_text(killed)} on its units"
+
+    def _start_reservation(self, reservation: Reservation) -> None:
+        text = f"reservation of {reservation.label} started" + self._open(reservation)
+        self.loop.log.emit("action", detail=text)
+        self.loop.request_pass()
+
+    def _end(self, reservation: Reservation) -> None:
         self.loop.state.outages.release(reservation)
         self.loop.log.emit("action", detail=f"reservation of {reservation.label} ended")
         self.loop.request_pass()
+
+
+def _jobs_text(ids: Sequence[int]) -> str:
+    """``job 12`` or ``jobs 12, 15 and 20`` (the first ten, then how many more)."""
+    if len(ids) == 1:
+        return f"job {ids[0]}"
+    shown = ", ".join(map(str, ids[:10]))
+    more = f" and {len(ids) - 10} more" if len(ids) > 10 else ""
+    return f"jobs {shown}{more}"

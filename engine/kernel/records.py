@@ -59,7 +59,8 @@ class Snapshot:
     """An immutable view of a simulation at one event, for display (the console renders only these).
     ``owners`` is a read-only per-cell array (job index, or FREE/DOWN/RESERVED); ``recent`` and
     ``finished`` hold the last events and the last jobs to leave the machine (bounded by the
-    ``recent`` argument of the simulation)."""
+    ``recent`` argument of the simulation); ``reservations`` the operator reservations that have not
+    ended, pending and active."""
 
     time: float
     event: int
@@ -76,17 +77,40 @@ class Snapshot:
     recent: tuple[EventRecord, ...]
     finished: tuple[FinishedJob, ...]
     series: SeriesView | None
+    reservations: tuple[ReservationStatus, ...] = ()
 
 
 @dataclass(frozen=True)
 class Reservation:
-    """An operator reservation of ``cells`` over [start, until) (a maintenance drain)."""
+    """An operator reservation of ``cells`` over [start, until) (a maintenance drain); ``on_job``
+    is what happens to a job still running on its units when it starts: ``wait`` for it, or
+    ``kill`` it."""
 
     number: int
     cells: tuple[int, ...]
     start: float
     until: float
     label: str
+    on_job: str
+
+
+@dataclass(frozen=True)
+class ReservationStatus:
+    """One operator reservation as the console lists it (Cobalt's ``showres``, Slurm's ``scontrol
+    show reservation``): ``state`` is ``pending`` before its start and ``active`` from it;
+    ``jobs`` are the numbers of the jobs running on its units now (none on a count-only pool,
+    whose nodes have no identity) and ``waits_for`` the units an active reservation still waits
+    for (its draining units)."""
+
+    number: int
+    label: str
+    cells: tuple[int, ...]
+    start: float
+    until: float
+    on_job: str
+    state: str
+    jobs: tuple[int, ...]
+    waits_for: int
 
 
 @dataclass

@@ -79,6 +79,7 @@ def snapshot(sim: Simulation, reasons: int) -> Snapshot:
         recent=tuple(sim.loop.log.recent),
         finished=tuple(sim.finished_jobs.left),
         series=None if series is None else series.view(),
+        reservations=sim.state.outages.statuses(),
     )
 
 

@@ -13,7 +13,13 @@
   due (a reservation just after a zero-length job, at the next representable time, is due at the
   instant that job ends); when a job ends earlier than its estimate, reservations are compressed: in
   order of their start, each is lifted and placed again at its earliest slot with all others held,
-  so it can only move earlier and never delays another.
+  so it can only move earlier and never delays another. When the operator's pending reservations
+  change, the reservations are placed again the same way (one that a new maintenance window
+  overlaps moves to its earliest slot around it).
+
+While operator reservations are pending every planner holds them and every start goes through the
+pass's ``find`` (:class:`~meshsim.engine.allocation.windows.WindowGuard`): no job starts on the
+units of a window its estimate reaches.
 """
 
 from __future__ import annotations
@@ -201,18 +207,21 @@ class EasyBackfill(Backfill):
         slot = self._slot = planner.earliest(first, first.estimate)
         if slot is not None:
             planner.reserve(first, slot, first.estimate)
+        find = ctx.find
+        idle = allocator.free_nodes
         ctx.guard = planner  # a paired companion is backfilled too: it may not delay the head
         try:
             for job in hopeful:
-                if job.index in started or allocator.free_nodes < job.size:
+                if job.index in started or idle < job.size:
                     continue
                 if job.estimate == 0:  # it ends by the shadow time, even one that is now
-                    placement = allocator.find(job)
+                    placement = find(job)
                 else:
-                    placement = planner.fit_now(job, job.estimate, allocator.find)
+                    placement = planner.fit_now(job, job.estimate, find)
                 if placement is not None:
                     planner.start(job, placement, job.estimate)
                     ctx.start(job, placement)
+                    idle = allocator.free_nodes
         finally:
             ctx.guard = None
 
@@ -307,7 +316,7 @@ class ConservativeBackfill(Backfill):
             if slot.start < now:
                 slot = slots[job.index] = Slot(now, slot.where)
             planner.reserve(job, slot, job.estimate)
-        if ctx.early_release and held:
+        if (ctx.early_release or ctx.windows_changed) and held:
             rank = {job.index: i for i, job in enumerate(held)}
             for job in sorted(held, key=lambda j: (slots[j.index].start, rank[j.index])):
                 planner.unreserve(job)
@@ -332,7 +341,9 @@ class ConservativeBackfill(Backfill):
                     continue
                 slot = slots.get(job.index)
                 if slot is not None and slot.start <= due:
-                    where = slot.where if allocator.available(slot.where) else allocator.find(job)
+                    where = slot.where if allocator.available(slot.where) else None
+                    if where is None or not (ctx.windows is None or ctx.windows.admits(job, where)):
+                        where = ctx.find(job)
                     if where is not None:
                         ctx.start(job, where)
                         del slots[job.index]

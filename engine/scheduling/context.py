@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from meshsim.engine.allocation.allocator import Allocator, Placement
     from meshsim.engine.allocation.planning import Planner, Shadow
+    from meshsim.engine.allocation.windows import WindowGuard
     from meshsim.engine.core.jobs import Job
     from meshsim.engine.scheduling.orders import WaitingQueue
 
@@ -48,7 +49,13 @@ class PassContext:
     jobs, gives that planner's :meth:`~meshsim.engine.allocation.planning.Planner.shadow` for a head
     job now without building it. ``sizes``, when not None, lists the sizes of the jobs of ``queue``
     in its order. ``waiting`` is the waiting queue itself (``queue`` is its ``jobs`` unless a pass
-    rebuilt it), for a discipline that keeps tags on it (:meth:`WaitingQueue.tag_with`)."""
+    rebuilt it), for a discipline that keeps tags on it (:meth:`WaitingQueue.tag_with`).
+
+    ``find`` is where the policies ask where a job would start now: the allocator's own
+    :meth:`~meshsim.engine.allocation.allocator.Allocator.find`, or, while operator reservations
+    are pending, ``windows``'s (:class:`~meshsim.engine.allocation.windows.WindowGuard`), which
+    also starts the jobs (``start_job``) and checks a companion. ``windows_changed`` says whether
+    the pending reservations changed since the last pass (one was made, or one started)."""
 
     now: float
     queue: list[Job]
@@ -68,12 +75,19 @@ class PassContext:
     shadow: Callable[[Job], Shadow] | None = None
     sizes: list[int] | None = None
     waiting: WaitingQueue | None = None
+    find: Callable[[Job], Placement | None] = field(init=False)
+    windows: WindowGuard | None = None
+    windows_changed: bool = False
+
+    def __post_init__(self) -> None:
+        self.find = self.allocator.find
 
     def start(self, job: Job, placement: Placement) -> None:
         """Start ``job`` now on ``placement``, and the companion the allocator pairs with it (paired
         job filling), if any. Under a ``guard`` the companion starts out of order like a backfilled
         job: it is chosen among the waiting jobs the guard admits on the companion's partition (so
-        it never delays a reservation) and recorded in the guard."""
+        it never delays a reservation) and recorded in the guard; while operator reservations are
+        pending it is chosen among the jobs that reach none of them on that partition."""
         self.start_job(job, placement)
         started = self.started
         started[job.index] = job
@@ -82,13 +96,20 @@ class PassContext:
         waiting = [j for j in self.queue if j.index not in started]
         pair = self.allocator.companion(job, placement, waiting) if waiting else None
         guard = self.guard
-        if pair is not None and guard is not None:
+        if pair is not None and (guard is not None or self.windows is not None):
             where = pair[1]
-            if not guard.admits(pair[0], where, pair[0].estimate):
-                fits = [w for w in waiting if guard.admits(w, where, w.estimate)]
+            if not self._may_pair(pair[0], where):
+                fits = [w for w in waiting if self._may_pair(w, where)]
                 pair = self.allocator.companion(job, placement, fits) if fits else None
         if pair is not None and pair[0].index not in started:
             self.start_job(*pair)
             started[pair[0].index] = pair[0]
             if guard is not None:
                 guard.start(pair[0], pair[1], pair[0].estimate)
+
+    def _may_pair(self, job: Job, where: Placement) -> bool:
+        """Whether ``job`` may start now as a companion on ``where``."""
+        guard, windows = self.guard, self.windows
+        if guard is not None and not guard.admits(job, where, job.estimate):
+            return False
+        return windows is None or windows.admits(job, where)

@@ -75,7 +75,7 @@ class Strict(Discipline):
         if ctx.settled:
             self.blocked = ctx.queue[0]
             return 0
-        find = ctx.allocator.find
+        find = ctx.find
         started = ctx.started
         for position, job in enumerate(ctx.queue):
             if job.index in started:
@@ -94,7 +94,8 @@ class OutOfOrder(Discipline):
     """Aggressive out-of-order (seed 001 §2.4): every waiting job, in priority order, starts if it
     fits; nobody waits for the head. O(q) allocator queries per pass, or, on an allocator that
     tells which requests may fit all at once (:meth:`Allocator.request_fits`), queries for those
-    jobs only (:meth:`_select_fitting`)."""
+    jobs only (:meth:`_select_fitting`; not while operator reservations are pending: whether a job
+    may start then depends on its estimate as well as its request)."""
 
     name = "oo"
     description = "aggressive out-of-order: any job that fits starts"
@@ -112,7 +113,8 @@ class OutOfOrder(Discipline):
 
     def select(self, ctx: PassContext) -> int | None:
         waiting = ctx.waiting
-        if waiting is not None and ctx.queue is waiting.jobs and not ctx.pairs:
+        plain = not ctx.pairs and ctx.windows is None
+        if waiting is not None and ctx.queue is waiting.jobs and plain:
             if self._fits_of is not ctx.allocator:
                 self._fits_of = ctx.allocator
                 self._fits = ctx.allocator.request_fits()
@@ -145,7 +147,7 @@ class OutOfOrder(Discipline):
             head = int(np.argmin(allowed))
         if not len(places):
             return head
-        find = ctx.allocator.find
+        find = ctx.find
         queue = ctx.queue
         candidates = places + settled if settled else places
         requests = tried[places]
@@ -177,7 +179,7 @@ class OutOfOrder(Discipline):
 
     def _select_each(self, ctx: PassContext) -> int | None:
         """Every waiting job, in priority order, starts if :meth:`find` places it."""
-        find = ctx.allocator.find
+        find = ctx.find
         started = ctx.started
         settled = ctx.settled
         head: int | None = 0 if settled else None
@@ -255,7 +257,7 @@ class OutOfOrderBounded(Discipline):
         return self.counts.above(job.index)
 
     def select(self, ctx: PassContext) -> int | None:
-        find = ctx.allocator.find
+        find = ctx.find
         queue = ctx.queue
         head_pos = 0
         position = 0
@@ -308,7 +310,7 @@ class Window(Discipline):
         self.edge: Job | None = None
 
     def select(self, ctx: PassContext) -> int | None:
-        find = ctx.allocator.find
+        find = ctx.find
         queue = ctx.queue
         k = self.k
         head_pos = 0
@@ -365,7 +367,7 @@ class DelayBased(Discipline):
         queue = ctx.queue
         stats = ctx.stats
         threshold = stats.arrival_rate(ctx.now) * stats.mean_running_wait()
-        find = ctx.allocator.find
+        find = ctx.find
         self.blocked = None
         head_pos = 0
         for position, job in enumerate(queue):

@@ -4,7 +4,10 @@ A :class:`Scheduler` owns the waiting queue and the run's queue order, start dis
 backfilling policy. :meth:`Scheduler.run_pass` is the one pass of an instant: the policies decide
 through a :class:`~meshsim.engine.scheduling.context.PassContext`, jobs start through the narrow
 :class:`MachineState` interface (the simulation kernel implements it), and the pass returns the jobs
-it started, in the order they started, having taken them out of the queue. The scheduler also
+it started, in the order they started, having taken them out of the queue. While operator
+reservations are pending, the pass finds and starts jobs through their
+:class:`~meshsim.engine.allocation.windows.WindowGuard`, so no start path puts a job on the units
+of a maintenance window its estimate reaches. The scheduler also
 answers why a waiting job did not start (:meth:`Scheduler.why`), from what the policies remember of
 the last pass, so no pass pays for explanations.
 
@@ -23,6 +26,7 @@ Two fast paths give the same starts as a full pass:
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from typing import TYPE_CHECKING, Protocol
 
 from meshsim.engine.allocation.allocator import Allocator
@@ -34,6 +38,7 @@ from meshsim.engine.scheduling.orders import QUEUE_ORDERS, QueueOrder, WaitingQu
 if TYPE_CHECKING:
     from meshsim.engine.allocation.allocator import Placement
     from meshsim.engine.allocation.planning import Planner, Shadow
+    from meshsim.engine.allocation.windows import Window, WindowGuard
     from meshsim.engine.core.jobs import Job
     from meshsim.engine.core.policy import Policy
     from meshsim.engine.topology.machines import Machine
@@ -51,6 +56,8 @@ class MachineState(Protocol):
     """Counts the changes of free capacity the pass did not make (ends, outages, re-packs)."""
     early_releases: int
     """Counts the jobs that ended before their estimate."""
+    ahead: Sized
+    """The operator reservations that have not started (empty: :meth:`windows` is None)."""
 
     def start(self, job: Job, placement: Placement) -> None:
         """Start ``job`` now on ``placement``."""
@@ -67,6 +74,10 @@ class MachineState(Protocol):
     def repack(self) -> bool:
         """Re-place the running jobs by the allocator's rule (migration); whether any moved."""
 
+    def windows(self) -> WindowGuard | None:
+        """The operator's pending reservations as the pass must respect them now (None when none
+        is pending)."""
+
 
 class Scheduler:
     """The waiting queue and the policies of a run; one :meth:`run_pass` per instant."""
@@ -77,6 +88,8 @@ class Scheduler:
         self.stats = stats
         self._changes = state.changes
         self._early = state.early_releases
+        self._windows: tuple[Window, ...] = ()
+        """The pending reservations the last guarded pass saw."""
         policies = self.policies_for(policy)
         self.queue = WaitingQueue(policies[0])
         self.ctx = PassContext(
@@ -110,7 +123,8 @@ class Scheduler:
         ctx.arrival_order = order.arrival_order
         ctx.pairs = kind.companion is not Allocator.companion
         counts = kind.planner is Allocator.planner and not ctx.pairs
-        ctx.shadow = self.state.shadow if counts else None
+        self._shadow = ctx.shadow = self.state.shadow if counts else None
+        ctx.find, ctx.start_job, ctx.windows = allocator.find, self.state.start, None
         self._dynamic = order.dynamic
         self._owns_starts = self.backfill.owns_starts
         self._skips_idle = (
@@ -185,16 +199,23 @@ class Scheduler:
         ctx.sizes = waiting.sizes
         ctx.early_release = self.state.early_releases != self._early
         ctx.started = {}
-        if self._owns_starts:
-            self.backfill.run(ctx, None)
-        else:
-            head = self.discipline.select(ctx)
-            if head is not None and self.policy.migrate and self.state.repack():
-                ctx.queue = [job for job in queue if job.index not in ctx.started]
-                ctx.sizes = None
+        windows = self.state.windows() if self.state.ahead else None
+        if windows is not None or ctx.windows is not None or ctx.windows_changed:
+            self._guard(windows)
+        try:
+            if self._owns_starts:
+                self.backfill.run(ctx, None)
+            else:
                 head = self.discipline.select(ctx)
-            if head is not None:
-                self.backfill.run(ctx, head)
+                if head is not None and self.policy.migrate and self.state.repack():
+                    ctx.queue = [job for job in queue if job.index not in ctx.started]
+                    ctx.sizes = None
+                    head = self.discipline.select(ctx)
+                if head is not None:
+                    self.backfill.run(ctx, head)
+        finally:
+            if windows is not None:
+                windows.lift()
         if not ctx.started:
             return _NOTHING
         started = list(ctx.started.values())
@@ -203,16 +224,31 @@ class Scheduler:
             remove(job)
         return started
 
+    def _guard(self, windows: WindowGuard | None) -> None:
+        """Start jobs through ``windows`` (the pending reservations) in this pass, or, when there
+        are none any more, through the allocator again; note whether they changed."""
+        ctx = self.ctx
+        seen = () if windows is None else windows.windows
+        ctx.windows_changed = seen != self._windows
+        self._windows = seen
+        ctx.windows = windows
+        if windows is None:
+            ctx.find, ctx.start_job, ctx.shadow = ctx.allocator.find, self.state.start, self._shadow
+        else:
+            ctx.find, ctx.start_job, ctx.shadow = windows.find, windows.start, None
+
     # ------------------------------------------------------------------------------ reasons
 
     def why(self, job: Job) -> str:
-        """Why a waiting job is not running, computed now from the allocator and what the policies
-        remember of the last pass."""
+        """Why a waiting job is not running, computed now from the allocator, the pending
+        reservations and what the policies remember of the last pass."""
         allocator = self.state.allocator
         if allocator.find(job) is None:
             return allocator.explain(job)
+        windows = self.state.windows()
         return (
-            self.backfill.why(job)
+            (windows.refusal(job) if windows is not None else "")
+            or self.backfill.why(job)
             or self.discipline.why(job)
             or "fits now; starts at the next scheduling pass"
         )

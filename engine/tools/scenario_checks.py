@@ -5,7 +5,8 @@ Reading a file (:func:`read_action`) holds each action to its kind's section: ty
 fixed names. Preparing the run (:func:`check_actions`) then checks what needs the machine and the
 workload: the unit or block exists, the job exists (or will be submitted by an earlier ``submit``),
 the policy names are valid and the allocator works on the machine, a submitted job fits the
-machine, a reservation ends after it starts. What can only fail when an action's time comes (its
+machine. Reading a reservation checks that it starts no earlier than it is made and ends after it
+starts. What can only fail when an action's time comes (its
 job has ended by then) is reported by the run (:mod:`meshsim.engine.rejections`)."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from meshsim.engine.core.errors import MeshsimError, where
+from meshsim.engine.kernel.outages import ON_JOB_AT_START
 from meshsim.engine.validation.formats import SCENARIO_FILE
 from meshsim.engine.validation.options import RUN
 from meshsim.engine.validation.rules import Rule, Section, check_value
@@ -96,9 +98,24 @@ ACTION_SECTIONS = {
         "reserve",
         (
             Rule("block", "value", doc="units (a list), a box 'x,y WxH', or a partition name"),
-            Rule("until", "float", minimum=0.0, maximum=MAX_SECONDS, doc="after time"),
+            Rule("until", "float", minimum=0.0, maximum=MAX_SECONDS, doc="after start"),
+            Rule(
+                "start",
+                "float",
+                None,
+                minimum=0.0,
+                maximum=MAX_SECONDS,
+                doc="when the window opens, not before time (default: time)",
+            ),
+            Rule(
+                "on_job",
+                "str",
+                "wait",
+                choices=ON_JOB_AT_START,
+                doc="a job still on its units at the start: wait for it, or kill it",
+            ),
         ),
-        "reserve a block from time to until",
+        "reserve a block over [start, until), made at time (pending until start)",
     ),
 }
 """The section of every action kind (a test holds them to the action classes' fields)."""
@@ -163,10 +180,17 @@ def _check_shapes(values: dict[str, Any], source: str, prefix: str) -> None:
             f"{where(source, key=f'{prefix}.block')}: expected a block name or a list of units, "
             f"got {block!r:.40}"
         )
-    if "until" in values and "time" in values and not values["until"] > values["time"]:
+    start = values.get("start")
+    if start is not None and "time" in values and start < values["time"]:
         raise MeshsimError(
-            f"{where(source, key=f'{prefix}.until')}: must come after 'time' "
-            f"({values['time']:g}), got {values['until']:g}"
+            f"{where(source, key=f'{prefix}.start')}: must not come before 'time' "
+            f"({values['time']:g}), got {start:g}"
+        )
+    opens, after = (values.get("time"), "time") if start is None else (start, "start")
+    if "until" in values and opens is not None and not values["until"] > opens:
+        raise MeshsimError(
+            f"{where(source, key=f'{prefix}.until')}: must come after '{after}' "
+            f"({opens:g}), got {values['until']:g}"
         )
 
 

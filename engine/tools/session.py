@@ -22,7 +22,7 @@ from typing import NamedTuple
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.jobs import Job
 from meshsim.engine.kernel.action_checks import refusal
-from meshsim.engine.kernel.actions import Action, LoggedAction
+from meshsim.engine.kernel.actions import Action, LoggedAction, Reserve
 from meshsim.engine.kernel.events import EventRecord
 from meshsim.engine.kernel.history import EventHistory
 from meshsim.engine.kernel.records import Results, Snapshot
@@ -234,16 +234,18 @@ class Session:
 
     def _events_made(self, number: int) -> int:
         """Events that action ``number`` of the log has made so far: its own when it has been
-        carried out, and the end of a reservation that has ended."""
+        carried out, and a reservation's start (when it started after it was made) and end when
+        they have come."""
         sim, log = self._sim, self._sim.action_log
         if number >= len(log.applied):
             return 0
         action = log.applied[number]
         if action.time > sim.now:
             return 0
-        until = getattr(action, "until", math.inf)
-        ended = number not in log.rejected and until <= sim.now
-        return 1 + int(action.kind == "reserve" and ended)
+        if not isinstance(action, Reserve) or number in log.rejected:
+            return 1
+        started = action.time < action.opens <= sim.now
+        return 1 + int(started) + int(action.until <= sim.now)
 
     # --------------------------------------------------------------------------- what-if
 

@@ -35,8 +35,9 @@ class UnitInfo:
     allocated show as reserved). ``job_index``/``job_id``/``placement`` describe the job on a busy
     unit. ``blocks`` names, on partition machines, the other partitions made unusable by the unit's
     job (overlap or wiring) or, for a down or reserved midplane, the partitions that use it; it is
-    empty on other machines. ``until`` is the end of the latest reservation covering the unit (a
-    busy unit under a reservation is reserved when its job ends)."""
+    empty on other machines. ``until`` is the end of the latest active reservation covering the unit
+    (a busy unit under a reservation is reserved when its job ends); ``ahead`` lists the pending
+    reservations that will take it, as (start, until)."""
 
     cell: int
     name: str
@@ -46,6 +47,7 @@ class UnitInfo:
     placement: str = ""
     blocks: tuple[str, ...] = ()
     until: float | None = None
+    ahead: tuple[tuple[float, float], ...] = ()
 
 
 def unit_count(machine: Machine) -> int:

@@ -552,6 +552,46 @@ CASES = [
         files={"s.json": scenario({"action": "reserve", "time": 5, "block": [0], "until": 1})},
     ),
     Case(
+        "scenario-reservation-starts-in-the-past",
+        ("run", "--scenario", "{d}/s.json", "-q"),
+        "key 'actions[0].start': must not come before 'time' (5), got 2",
+        files={
+            "s.json": scenario(
+                {"action": "reserve", "time": 5, "block": [0], "start": 2, "until": 9}
+            )
+        },
+    ),
+    Case(
+        "scenario-reservation-starts-after-its-end",
+        ("run", "--scenario", "{d}/s.json", "-q"),
+        "key 'actions[0].until': must come after 'start' (20), got 9",
+        files={
+            "s.json": scenario(
+                {"action": "reserve", "time": 5, "block": [0], "start": 20, "until": 9}
+            )
+        },
+    ),
+    Case(
+        "scenario-reservation-unknown-unit",
+        ("run", "--scenario", "{d}/s.json", "-q"),
+        "actions[0]: no unit 7 on machine 'flat:4'",
+        files={
+            "s.json": scenario(
+                {"action": "reserve", "time": 5, "block": [7], "start": 6, "until": 9}
+            )
+        },
+    ),
+    Case(
+        "scenario-reservation-bad-on-job",
+        ("run", "--scenario", "{d}/s.json", "-q"),
+        "key 'actions[0].on_job': expected one of wait, kill, got 'requeue'",
+        files={
+            "s.json": scenario(
+                {"action": "reserve", "time": 5, "block": [0], "until": 9, "on_job": "requeue"}
+            )
+        },
+    ),
+    Case(
         "scenario-wrong-type",
         ("run", "--scenario", "{d}/s.json", "-q"),
         "key 'actions[0].size': expected an integer, got 'x'",

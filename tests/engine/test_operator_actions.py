@@ -306,7 +306,7 @@ def test_reserve_drains_a_block_and_releases_it_at_until():
     sim.run(until=200)
     assert sim.start_times()[1] == 200.0
     sim.run()
-    assert sim.outages() == {"down": (), "reserved": (), "pending": ()}
+    assert sim.outages() == {"down": (), "reserved": (), "draining": ()}
 
 
 def test_reserve_on_a_count_pool_and_overlapping_failures():
@@ -318,17 +318,17 @@ def test_reserve_on_a_count_pool_and_overlapping_failures():
     sim = simulate("flat:4", "flat", [(0, 2, 100)], actions)
     sim.run(until=1)
     assert sim.allocator.free_nodes == 0
-    assert sim.outages() == {"down": (), "reserved": (0, 1), "pending": (2,)}
+    assert sim.outages() == {"down": (), "reserved": (0, 1), "draining": (2,)}
     sim.run(until=5)
     assert sim.unit_info(1).state == "down"
     sim.run(until=20)
     assert sim.unit_info(1).state == "reserved"
     sim.run(until=30)
     assert sim.requeues == 1 and not sim.running
-    assert sim.outages() == {"down": (2,), "reserved": (0, 1), "pending": ()}
+    assert sim.outages() == {"down": (2,), "reserved": (0, 1), "draining": ()}
     sim.run(until=50)
     assert sim.start_times()[0] == 50.0
-    assert sim.outages() == {"down": (2,), "reserved": (), "pending": ()}
+    assert sim.outages() == {"down": (2,), "reserved": (), "draining": ()}
     sim.run(until=60)
     assert sim.allocator.free_nodes == 2
 

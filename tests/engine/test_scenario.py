@@ -30,7 +30,7 @@ def test_round_trip(tmp_path):
         OPTIONS,
         (
             LoggedAction(0, Fail(2.0, "1,1", "kill")),
-            LoggedAction(3, Reserve(4.0, ("0,0", 5), 30.0)),
+            LoggedAction(3, Reserve(4.0, ("0,0", 5), 30.0, start=10.0, on_job="kill")),
             LoggedAction(3, Repair(6, "1,1")),
             LoggedAction(4, Submit(7.0, size=2, runtime=3.0)),
         ),
@@ -48,6 +48,8 @@ def test_round_trip(tmp_path):
         "time": 4.0,
         "block": ["0,0", 5],
         "until": 30.0,
+        "start": 10.0,
+        "on_job": "kill",
         "after_event": 3,
     }
     assert not (tmp_path / "s.json.part").exists()

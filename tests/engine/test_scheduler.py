@@ -40,6 +40,7 @@ class StubState:
         self.running: dict[int, tuple[Job, float, Placement]] = {}
         self.ends: list[tuple[float, int, int]] = []
         self.started: list[int] = []
+        self.ahead: list[object] = []
 
     def start(self, job: Job, placement: Placement) -> None:
         self.allocator.allocate(job, placement)
@@ -65,6 +66,9 @@ class StubState:
 
     def repack(self) -> bool:
         return False
+
+    def windows(self) -> None:
+        return None
 
 
 def job(index: int, size: int, estimate: float, submit: float = 0.0) -> Job:

@@ -239,5 +239,8 @@ CASES += [
         "intrepid-actions",
         "io-actions",
         "paragon-sdsc-actions",
+        "reserve-ahead-flat",
+        "reserve-ahead-mesh32",
+        "reserve-ahead-intrepid",
     )
 ]

@@ -37,8 +37,17 @@ from meshsim.engine.allocation.allocator import DOWN, FREE, RESERVED
 from meshsim.engine.kernel.records import Snapshot
 from meshsim.engine.topology.machines import Machine
 from meshsim.engine.topology.units import unit_count
-from meshsim.tui.jobstyle import DOWN_GLYPH, FREE_GLYPH, RESERVED_GLYPH, job_color, job_letter
+from meshsim.tui.format import clock
+from meshsim.tui.jobstyle import (
+    DOWN_GLYPH,
+    FREE_GLYPH,
+    PENDING_GLYPH,
+    RESERVED_GLYPH,
+    job_color,
+    job_letter,
+)
 from meshsim.tui.widgets.map_layout import (
+    PENDING,
     Halves,
     Join,
     Layout,
@@ -76,7 +85,11 @@ _STATES = {
     FREE: (FREE_GLYPH, "machine-map--free"),
     DOWN: (DOWN_GLYPH, "machine-map--down"),
     RESERVED: (RESERVED_GLYPH, "machine-map--reserved"),
+    PENDING: (PENDING_GLYPH, "machine-map--pending"),
 }
+
+RESERVATIONS_SHOWN = 3
+"""Reservations named in the legend, one a line, before the running jobs."""
 
 
 def unit_label(machine: Machine, cell: int) -> str:
@@ -125,6 +138,7 @@ class MachineMap(ScrollView, can_focus=True):
         "machine-map--free",
         "machine-map--down",
         "machine-map--reserved",
+        "machine-map--pending",
         "machine-map--cursor",
         "machine-map--axis",
         "machine-map--io",
@@ -136,6 +150,7 @@ class MachineMap(ScrollView, can_focus=True):
     MachineMap > .machine-map--free { color: $text-muted; }
     MachineMap > .machine-map--down { color: $error; text-style: bold; }
     MachineMap > .machine-map--reserved { color: $warning; }
+    MachineMap > .machine-map--pending { color: $secondary; text-style: bold; }
     MachineMap > .machine-map--cursor { text-style: underline; }
     MachineMap:focus > .machine-map--cursor { text-style: reverse bold; }
     MachineMap > .machine-map--axis { color: $text-muted; }
@@ -296,10 +311,27 @@ class MachineMap(ScrollView, can_focus=True):
             busy, idle = snapshot.machine.nodes - snapshot.free_nodes, snapshot.free_nodes
             down = reserved = 0
         text = f"{busy} busy · {idle} idle · {down} down"
-        return text + (f" · {reserved} rsvd" if reserved else "")
+        ahead = sum(1 for r in snapshot.reservations if r.state == "pending")
+        text += f" · {reserved} rsvd" if reserved else ""
+        return text + (f" · {ahead} pending" if ahead else "")
 
     def _legend_rows(self, snapshot: Snapshot, width: int) -> list[tuple[tuple[int, str], ...]]:
-        """The running jobs as ``A 1234 R00-M0..R01-M1`` entries, as many per row as fit."""
+        """The reservations, one a line (``◌ R47-M1 pending day 10 14:06:05 → ...``), then the
+        running jobs as ``A 1234 R00-M0..R01-M1`` entries, as many per row as fit."""
+        return self._reservation_rows(snapshot) + self._job_rows(snapshot, width)
+
+    def _reservation_rows(self, snapshot: Snapshot) -> list[tuple[tuple[int, str], ...]]:
+        rows: list[tuple[tuple[int, str], ...]] = []
+        for r in snapshot.reservations[:RESERVATIONS_SHOWN]:
+            owner = PENDING if r.state == "pending" else RESERVED
+            text = f"{_STATES[owner][0]} {r.label} {r.state} {clock(r.start)} → {clock(r.until)}"
+            rows.append(((owner, text),))
+        if len(snapshot.reservations) > RESERVATIONS_SHOWN:
+            more = len(snapshot.reservations) - RESERVATIONS_SHOWN
+            rows.append(((FREE, f"… {more} more reservations (v lists them)"),))
+        return rows
+
+    def _job_rows(self, snapshot: Snapshot, width: int) -> list[tuple[tuple[int, str], ...]]:
         entries = [
             (r.job.index, f"{job_letter(r.job.index)} {r.job.job_id} {r.placement.label}".strip())
             for r in snapshot.running[:LEGEND_MAX]
@@ -503,7 +535,7 @@ class MachineMap(ScrollView, can_focus=True):
         if layout is not None and layout.boxed:
             return f"[{glyph}]"
         if layout is not None and layout.cell_width == 2:
-            return glyph * 2 if owner == RESERVED else glyph + " "
+            return glyph * 2 if owner in (RESERVED, PENDING) else glyph + " "
         return glyph
 
     def _state_style(self, owner: int) -> Style:
@@ -545,10 +577,15 @@ class MachineMap(ScrollView, can_focus=True):
     def _legend_line(self, index: int) -> Strip:
         if not 0 <= index < len(self._legend):
             return Strip.blank(0)
-        muted = self._role("axis")
         return Strip(
             [
-                Segment(text, self._job_style(owner) if owner >= 0 else muted)
+                Segment(text, self._job_style(owner) if owner >= 0 else self._legend_style(owner))
                 for owner, text in self._legend[index]
             ]
         )
+
+    def _legend_style(self, owner: int) -> Style:
+        """A legend entry that is not a job: a reservation in its state's style, else muted."""
+        if owner in (RESERVED, PENDING):
+            return self._component(_STATES[owner][1])
+        return self._role("axis")

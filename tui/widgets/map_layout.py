@@ -41,6 +41,11 @@ from meshsim.engine.families.contention.io import io_rows
 from meshsim.engine.kernel.records import Snapshot
 from meshsim.engine.topology.machines import Machine
 
+PENDING = -4
+"""A slot owner the map draws but the engine never gives: an idle unit that a pending
+reservation will take at its start (the engine's owners are a job index, FREE, DOWN or
+RESERVED)."""
+
 FLAT_SLOTS = 4096
 """Most slots a flat machine is drawn with; beyond, one slot stands for several nodes."""
 
@@ -400,10 +405,17 @@ def build_layout(machine: Machine, width: int, half: bool = False) -> Layout:
 
 
 def slot_owners(snapshot: Snapshot, layout: Layout) -> np.ndarray:
-    """The owner of every slot: the snapshot's owners, or, on a count-only pool (no owners), each
-    running job on as many consecutive nodes as it holds, in the snapshot's order."""
+    """The owner of every slot: the snapshot's owners, the idle units of pending reservations
+    marked :data:`PENDING`; or, on a count-only pool (no owners, no unit identity), each running
+    job on as many consecutive nodes as it holds, in the snapshot's order."""
     if len(snapshot.owners):
-        return snapshot.owners
+        ahead = [c for r in snapshot.reservations if r.state == "pending" for c in r.cells]
+        if not ahead:
+            return snapshot.owners
+        owners = snapshot.owners.copy()
+        cells = np.asarray(ahead, dtype=np.int64)
+        owners[cells[owners[cells] == FREE]] = PENDING
+        return owners
     firsts = np.arange(layout.slots, dtype=np.int64) if layout.units is None else layout.units
     running = snapshot.running
     out = np.full(layout.slots, FREE, dtype=np.int64)

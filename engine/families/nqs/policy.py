@@ -64,7 +64,7 @@ class NQSBlocking(Discipline):
             self._order = NQSPriority(allocator.machine)
             self.block_priority = nqs_config(allocator.machine).block_priority
         order = self._order
-        find = allocator.find
+        find = ctx.find
         first_batch: int | None = None
         self.blocked = None
         head: int | None = None

@@ -2,7 +2,9 @@
 
 At a candidate time t (now, a running job's expected end, or the end of an adjustment) the
 partitions usable over [t, t + d) are those conflicting with no running partition still held at t
-and with no adjustment (a reservation, or a job started in this pass) overlapping the interval; the
+and with no adjustment overlapping the interval: a reservation, a job started in this pass, or the
+midplanes of an operator reservation that has not started (:meth:`PartitionPlanner.hold`). An
+adjustment holds the bitset of the partitions it blocks; the
 allocator's own rule picks among them (seed 000 §V-B: the head job reserves a concrete partition at
 its earliest start, and backfilled jobs may not take or block it). Cost: the running partitions'
 conflict bitsets are OR-ed once per planner into suffixes by release time, so the partitions blocked
@@ -20,6 +22,7 @@ from meshsim.engine.core.jobs import Job
 
 if TYPE_CHECKING:
     from meshsim.engine.allocation.allocator import Placement
+    from meshsim.engine.allocation.windows import Window
     from meshsim.engine.families.partitions.allocator import LeastBlocking
 
 
@@ -42,11 +45,10 @@ class PartitionPlanner(Planner):
         self.reserved: dict[int, tuple[float, float, int]] = {}
 
     def _usable(self, start: float, end: float) -> int:
-        conflicts = self.allocator.menu.conflicts
         taken = self.allocator._down | self.blocked[bisect_right(self.releases, start)]
-        for a, b, p in self.adjust:
+        for a, b, blocks in self.adjust:
             if a < end and b > start:
-                taken |= conflicts[p]
+                taken |= blocks
         return self.allocator.all & ~taken
 
     def earliest(self, job: Job, duration: float) -> Slot | None:
@@ -77,7 +79,7 @@ class PartitionPlanner(Planner):
 
     def reserve(self, job: Job, slot: Slot, duration: float) -> None:
         p = self.allocator.partition_of(slot.where).index
-        entry = (slot.start, span_end(slot.start, duration), p)
+        entry = (slot.start, span_end(slot.start, duration), self.allocator.menu.conflicts[p])
         self.adjust.append(entry)
         self.reserved[job.index] = entry
 
@@ -91,11 +93,9 @@ class PartitionPlanner(Planner):
         that up)."""
         p = self.allocator.partition_of(placement).index
         end = span_end(self.now, duration)
-        conflicts = self.allocator.menu.conflicts
         own = self.reserved.get(job.index)
         return not any(
-            e is not own and e[0] < end and e[1] > self.now and conflicts[p] >> e[2] & 1
-            for e in self.adjust
+            e is not own and e[0] < end and e[1] > self.now and e[2] >> p & 1 for e in self.adjust
         )
 
     def fit_now(
@@ -112,4 +112,13 @@ class PartitionPlanner(Planner):
 
     def start(self, job: Job, placement: Placement, duration: float) -> None:
         p = self.allocator.partition_of(placement).index
-        self.adjust.append((self.now, span_end(self.now, duration), p))
+        blocks = self.allocator.menu.conflicts[p]
+        self.adjust.append((self.now, span_end(self.now, duration), blocks))
+
+    def hold(self, window: Window) -> None:
+        """The window blocks every partition that uses one of its midplanes (as a midplane out
+        of service does)."""
+        blocks = 0
+        for m in window.cells:
+            blocks |= self.allocator.menu.by_midplane[m]
+        self.adjust.append((window.start, window.until, blocks))
