@@ -52,6 +52,7 @@ from meshsim.tui.requests import (
     Undo,
     Vet,
     Vetted,
+    WatchJobs,
     WhatIf,
 )
 from meshsim.tui.screens.confirm import ConfirmScreen
@@ -60,6 +61,7 @@ from meshsim.tui.widgets.event_log import EventLog
 from meshsim.tui.widgets.footer import ConsoleFooter
 from meshsim.tui.widgets.machine_map import MachineMap
 from meshsim.tui.widgets.metrics_pane import MetricsPane
+from meshsim.tui.widgets.queue_detail import QueueDetail
 from meshsim.tui.widgets.queue_list import QueueList
 from meshsim.tui.widgets.running_table import RunningTable
 from meshsim.tui.widgets.status_bar import StatusBar
@@ -223,6 +225,7 @@ class MeshsimApp(App[None]):
                 yield RunningTable(id="running")
             with Vertical(id="right"):
                 yield QueueList(id="queue")
+                yield QueueDetail(id="queue-detail")
                 with TabbedContent(id="lower"):
                     with TabPane("Metrics", id="tab-metrics"):
                         yield MetricsPane(id="metrics")
@@ -455,6 +458,18 @@ class MeshsimApp(App[None]):
     @on(RunningTable.JobSelected)
     def _on_job_selected(self, message: QueueList.JobSelected | RunningTable.JobSelected) -> None:
         self._inspect_job(message.job_id)
+
+    @on(QueueList.WatchWanted)
+    def _on_watch_wanted(self, message: QueueList.WatchWanted) -> None:
+        """Rows without a wait came into view: the engine explains them from the next frame on."""
+        self.send(WatchJobs(message.jobs))
+
+    @on(QueueList.DetailChanged)
+    def _on_detail(self, message: QueueList.DetailChanged) -> None:
+        """The detail line follows the queue, also while a dialog covers the main screen (and
+        not at all once the app is closing)."""
+        for detail in self.screen_stack[0].query(QueueDetail) if self.screen_stack else ():
+            detail.show(message.text)
 
     @on(EventLog.SearchWanted)
     def _on_search(self, message: EventLog.SearchWanted) -> None:

@@ -120,6 +120,14 @@ class InspectUnit(Request):
 
 
 @dataclass(frozen=True)
+class WatchJobs(Request):
+    """Carry the waits of ``jobs`` (job indices: the queue rows the console shows) in every
+    frame, as well as those of the head of the queue."""
+
+    jobs: frozenset[int]
+
+
+@dataclass(frozen=True)
 class Act(Request):
     """Apply an operator action now and show its effect."""
 
@@ -295,6 +303,11 @@ def _inspect_job(request: InspectJob, driver: Driver) -> Any:
 @handle.register(InspectUnit)
 def _inspect_unit(request: InspectUnit, driver: Driver) -> Any:
     return driver.session.unit_info(request.cell)
+
+
+@handle.register(WatchJobs)
+def _watch_jobs(request: WatchJobs, driver: Driver) -> None:
+    driver.watch_jobs(request.jobs)
 
 
 @handle.register(Act)

@@ -89,7 +89,7 @@ class GridPlanner(Planner):
         self._masks.clear()
         self._tables.clear()
 
-    def earliest(self, job: Job, duration: float) -> Slot | None:
+    def earliest(self, job: Job, duration: float, not_before: float = -inf) -> Slot | None:
         allocator = self.allocator
         request, boxes = allocator.boxes_for(job)
         volume = request.volume
@@ -98,6 +98,7 @@ class GridPlanner(Planner):
         first = min((float(m.min()) for _, m in latest), default=inf)
         if first == inf:
             return None
+        first = max(first, not_before)
         candidates = sorted({*self.times, *(b for _, b, _ in self.adjust if b > self.now)})
         for t in candidates:
             if t < first:

@@ -13,6 +13,7 @@ import numpy as np
 from meshsim.engine.core.simclock import clock
 from meshsim.engine.kernel.metrics import breakdown, summary
 from meshsim.engine.kernel.records import Results, Snapshot
+from meshsim.engine.kernel.waits import Watch, waits
 
 if TYPE_CHECKING:
     from meshsim.engine.kernel.simulation import Simulation
@@ -54,14 +55,15 @@ def job_status(sim: Simulation, job_id: int) -> str:
     return "waiting" if sim.job(index) in sim.scheduler.queue else "not_arrived"
 
 
-def snapshot(sim: Simulation, reasons: int) -> Snapshot:
-    """An immutable view of the current state, with the waiting reasons of the first ``reasons``
-    jobs in queue order (explanations cost an allocator query each)."""
+def snapshot(sim: Simulation, watch: Watch) -> Snapshot:
+    """An immutable view of the current state, with the waits of the jobs ``watch`` names
+    (:func:`~meshsim.engine.kernel.waits.waits`: each costs an allocator query, and the queue's
+    profile is placed as deep as the deepest of them)."""
     allocator = sim.allocator
     owners = allocator.owners()
     owners.flags.writeable = False
-    waiting = tuple(sim.scheduler.queue.ordered(sim.now))
-    why = sim.scheduler.why
+    queue = sim.scheduler.queue.ordered(sim.now)
+    waiting = tuple(queue)
     series = sim.time.series
     return Snapshot(
         time=sim.now,
@@ -74,7 +76,7 @@ def snapshot(sim: Simulation, reasons: int) -> Snapshot:
         running=tuple(sim.running[i] for i in sorted(sim.running)),
         waiting=waiting,
         held=tuple(sim.held[i] for i in sorted(sim.held)),
-        reasons=MappingProxyType({job.index: why(job) for job in waiting[:reasons]}),
+        waits=MappingProxyType(waits(sim, queue, watch)),
         metrics=MappingProxyType(current_metrics(sim)),
         recent=tuple(sim.loop.log.recent),
         finished=tuple(sim.finished_jobs.left),

@@ -86,6 +86,6 @@ async def test_80x24_keeps_every_pane_readable(name: str) -> None:
         assert len(snap.waiting) >= 2
         first, reason = ("".join(s.text for s in queue.render_line(y)) for y in (1, 2))
         assert str(snap.waiting[0].job_id) in first
-        assert snap.reasons[snap.waiting[0].index][:20] in reason, "the reason under its job"
+        assert snap.waits[snap.waiting[0].index].text[:20] in reason, "the reason under its job"
         running = app.query_one("#running").border_title
         assert running == f"running · {len(snap.running)}"

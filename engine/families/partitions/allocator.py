@@ -288,6 +288,9 @@ class LeastBlocking(Allocator):
             return False
         return bool(self.usable >> self._by_name[placement.label] & 1)
 
+    def pairs(self) -> bool:
+        return bool(self.paired_sizes)
+
     def companion(
         self, job: Job, placement: Placement, waiting: Sequence[Job]
     ) -> tuple[Job, Placement] | None:
@@ -331,6 +334,12 @@ class LeastBlocking(Allocator):
             down |= self.menu.by_midplane[m]
         self._down = down
         self._recompute()
+
+    def holders(self, placement: Placement) -> tuple[int, ...]:
+        """The running jobs whose partitions conflict with ``placement``'s: they share a midplane
+        or a cable segment with it (seed 000 §II-B)."""
+        conflicts = self.menu.conflicts[self.partition_of(placement).index]
+        return tuple(sorted(i for i, p in self.running_partitions.items() if conflicts >> p & 1))
 
     def explain(self, job: Job) -> str:
         size = self.size_for(job.size)
