@@ -47,6 +47,7 @@ from meshsim.tui.requests import (
     ReserveBlock,
     Save,
     SearchLog,
+    ShowFreeSpace,
     Step,
     StepToStart,
     Undo,
@@ -164,6 +165,13 @@ class MeshsimApp(App[None]):
         ),
         _binding("number_sign", "find_job", "Find job", "Inspect a job by its number"),
         _binding("i", "inspect", "Inspect", "Inspect the selected job or unit"),
+        _binding(
+            "m",
+            "free_space",
+            "Free space",
+            "Partitions by state and what blocks each idle midplane (partlist), or the free "
+            "boxes of a mesh or torus",
+        ),
         _binding("a", "submit_job", "Submit", "Submit a job now", show=False),
         _binding("h", "hold", "Hold", "Hold the selected waiting job", show=False),
         _binding("u", "release", "Release", "Release the selected held job", show=False),
@@ -478,6 +486,9 @@ class MeshsimApp(App[None]):
     @on(MachineMap.UnitSelected)
     def _on_unit_selected(self, message: MachineMap.UnitSelected) -> None:
         self._inspect_unit(message.cell)
+
+    def action_free_space(self) -> None:
+        self.send(ShowFreeSpace(), "free space")
 
     def action_filter_queue(self) -> None:
         queue = self.query_one(QueueList)

@@ -19,6 +19,7 @@ from functools import singledispatch
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from meshsim.engine.allocation.free_space import FreeSpace
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.simclock import clock
 from meshsim.engine.kernel.actions import Action, Fail, Reserve, SetPolicy
@@ -117,6 +118,12 @@ class InspectUnit(Request):
     """The unit inspector's view of map cell ``cell``."""
 
     cell: int
+
+
+@dataclass(frozen=True)
+class ShowFreeSpace(Request):
+    """The machine's free space now: partitions by state on a partition menu (``partlist``), the
+    free boxes of a mesh or torus, the free nodes of a pool."""
 
 
 @dataclass(frozen=True)
@@ -303,6 +310,11 @@ def _inspect_job(request: InspectJob, driver: Driver) -> Any:
 @handle.register(InspectUnit)
 def _inspect_unit(request: InspectUnit, driver: Driver) -> Any:
     return driver.session.unit_info(request.cell)
+
+
+@handle.register(ShowFreeSpace)
+def _free_space(request: ShowFreeSpace, driver: Driver) -> FreeSpace:
+    return driver.session.free_space()
 
 
 @handle.register(WatchJobs)

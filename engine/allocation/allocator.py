@@ -21,8 +21,9 @@ from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.registry import Registry
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
+    from meshsim.engine.allocation.free_space import FreeSpace
     from meshsim.engine.allocation.request_fits import RequestFits
     from meshsim.engine.core.jobs import Job
     from meshsim.engine.topology.machines import Machine
@@ -117,6 +118,12 @@ class Allocator(ABC):
             return False
         owners = self.owners()
         return len(owners) > 0 and bool((owners[list(placement.cells)] == FREE).all())
+
+    def free_space(self, job_id: Callable[[int], int]) -> FreeSpace | None:
+        """This allocator's own view of the machine's free space now (a partition menu's
+        ``partlist``; ``job_id`` names a job by its index), or None for the generic view of its
+        topology (:mod:`meshsim.engine.allocation.free_space`)."""
+        return None
 
     def holders(self, placement: Placement) -> tuple[int, ...]:
         """The running jobs (by index, in order) that keep ``placement`` from being taken now:

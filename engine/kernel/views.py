@@ -1,6 +1,6 @@
-"""What a run shows: why a job is where it is, the console's snapshot, the running metrics, the
-results and the per-job table (read from a :class:`~meshsim.engine.kernel.simulation.Simulation`'s
-parts, never changing them)."""
+"""What a run shows: why a job is where it is, the console's snapshot, the machine's free space,
+the running metrics, the results and the per-job table (read from a
+:class:`~meshsim.engine.kernel.simulation.Simulation`'s parts, never changing them)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from meshsim.engine.allocation.free_space import FreeSpace, box_space, count_space
 from meshsim.engine.core.simclock import clock
 from meshsim.engine.kernel.metrics import breakdown, summary
 from meshsim.engine.kernel.records import Results, Snapshot
 from meshsim.engine.kernel.waits import Watch, waits
+from meshsim.engine.topology.grid import GridSpec
 
 if TYPE_CHECKING:
     from meshsim.engine.kernel.simulation import Simulation
@@ -82,6 +84,21 @@ def snapshot(sim: Simulation, watch: Watch) -> Snapshot:
         finished=tuple(sim.finished_jobs.left),
         series=None if series is None else series.view(),
     )
+
+
+def free_space(sim: Simulation) -> FreeSpace:
+    """The machine's free space now (:mod:`meshsim.engine.allocation.free_space`): the allocator's
+    own view when it has one (a partition menu's ``partlist``), else the free boxes of a mesh or
+    torus, else the free node count."""
+    allocator = sim.allocator
+    own = allocator.free_space(lambda index: sim.job(index).job_id)
+    if own is not None:
+        return own
+    spec = sim.machine.spec
+    owners = allocator.owners()
+    if isinstance(spec, GridSpec) and len(owners) == spec.nodes:
+        return box_space(owners, spec.dims, spec.wrap)
+    return count_space(sim.machine.nodes, allocator.free_nodes)
 
 
 def current_metrics(sim: Simulation) -> dict[str, float | int]:

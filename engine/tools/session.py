@@ -19,8 +19,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
+from meshsim.engine.allocation.free_space import FreeSpace
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.jobs import Job
+from meshsim.engine.kernel import views
 from meshsim.engine.kernel.action_checks import refusal
 from meshsim.engine.kernel.actions import Action, LoggedAction
 from meshsim.engine.kernel.events import EventRecord
@@ -299,6 +301,10 @@ class Session:
     def results(self) -> Results:
         """The result metrics and breakdowns of the jobs finished so far."""
         return self._sim.results()
+
+    def free_space(self) -> FreeSpace:
+        """The machine's free space now (:func:`meshsim.engine.kernel.views.free_space`)."""
+        return views.free_space(self._sim)
 
     def unit_info(self, cell: int) -> UnitInfo:
         """The unit inspector's view of map cell ``cell``."""
