@@ -8,8 +8,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-LINES = 4
-"""Lines the detail takes at most (the queue pane keeps the rest)."""
+LINES = 5
+"""Lines the detail takes at most (the queue pane keeps the rest): at 100 columns the longest
+waits (an NQS queue's node sets, a partition and the jobs holding it) take five."""
 
 
 class QueueDetail(Static):

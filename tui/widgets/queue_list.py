@@ -197,11 +197,16 @@ class QueueList(ScrollView, can_focus=True):
         return lead(wait.start, self._now) + wait.text
 
     def detail(self) -> str:
-        """The detail line: the job under the cursor and its whole wait."""
+        """The detail line: the job under the cursor and its whole wait (the row leads with the
+        time to its expected start; the wait itself gives the time)."""
         job = self.selected
         if job is None:
             return ""
-        return f"job {job.job_id} · {self.reason(job) or 'its wait is being computed'}"
+        wait = self._waits.get(job.index)
+        if wait is not None:
+            return f"job {job.job_id}: {wait.text}"
+        why = "held by the operator" if job.index in self._held else "its wait is being computed"
+        return f"job {job.job_id}: {why}"
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
