@@ -18,15 +18,18 @@ of it: the profile says so too (``in_order``), and a job behind one that can nev
 placed at all.
 
 Where the rule is exact: with exact estimates, no further arrival and no operator action, every job
-starts at the time the profile gives under conservative backfilling (each reservation the pass made
-is the place the profile finds again) and under a strict order without backfilling (a job starts at
-the first release, at or after the start of the job ahead of it, at which it fits; nothing placed
-before it starts later). Elsewhere it is an estimate: EASY protects only the head, so a job may
-start earlier than the profile (backfilled) or later (a job behind it started first); an
-out-of-order discipline starts whatever fits; a dynamic queue order (WFP) reorders the queue as time
-passes; runs shorter than their estimates start the queue earlier. The profile covers the first jobs
-of the queue only (the caller's depth), as Slurm's backfill scheduler tests only the first jobs of
-its queue.
+starts at the time the profile gives under a strict order without backfilling (a job starts at the
+first release, at or after the start of the job ahead of it, at which it fits; nothing placed before
+it starts later). Conservative backfilling keeps a plan of its own, the same rule applied as jobs
+arrive (each job reserved when it first waits, around the reservations made before): under an order
+other than arrival order a job that arrived later may stand ahead in the queue yet behind in that
+plan, so the console gives such a policy's own reservations
+(:func:`meshsim.engine.kernel.waits.waits`). Elsewhere the profile is an estimate: EASY protects
+only the head, so a job may start earlier than the profile (backfilled) or later (a job behind it
+started first); an out-of-order discipline starts whatever fits; a dynamic queue order (WFP)
+reorders the queue as time passes; runs shorter than their estimates start the queue earlier. The
+profile covers the first jobs of the queue only (the caller's depth), as Slurm's backfill scheduler
+tests only the first jobs of its queue.
 
 Cost: one :meth:`~meshsim.engine.allocation.planning.Planner.earliest` and one ``reserve`` per job
 placed; each costs more as the profile grows (the planners keep reservations as a list), so the

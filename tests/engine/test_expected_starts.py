@@ -54,7 +54,9 @@ def expected_and_actual(machine: str, allocator: str | None, jobs: list, **polic
 @given(
     jobs=rows,
     machine=st.sampled_from(sorted(MACHINES)),
-    policy=st.sampled_from([("fcfs", "conservative"), ("sjf", "conservative"), ("fcfs", "none")]),
+    policy=st.sampled_from(
+        [("fcfs", "conservative"), ("sjf", "conservative"), ("fcfs", "none"), ("sjf", "none")]
+    ),
 )
 def test_expected_starts_are_the_actual_ones_where_the_rule_is_exact(jobs, machine, policy):
     spec, allocator = MACHINES[machine]
