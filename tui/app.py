@@ -47,11 +47,13 @@ from meshsim.tui.requests import (
     ReserveBlock,
     Save,
     SearchLog,
+    ShowFreeSpace,
     Step,
     StepToStart,
     Undo,
     Vet,
     Vetted,
+    WatchJobs,
     WhatIf,
 )
 from meshsim.tui.screens.confirm import ConfirmScreen
@@ -61,6 +63,7 @@ from meshsim.tui.widgets.event_log import EventLog
 from meshsim.tui.widgets.footer import ConsoleFooter
 from meshsim.tui.widgets.machine_map import MachineMap
 from meshsim.tui.widgets.metrics_pane import MetricsPane
+from meshsim.tui.widgets.queue_detail import QueueDetail
 from meshsim.tui.widgets.queue_list import QueueList
 from meshsim.tui.widgets.running_table import RunningTable
 from meshsim.tui.widgets.status_bar import StatusBar
@@ -163,6 +166,13 @@ class MeshsimApp(App[None]):
         ),
         _binding("number_sign", "find_job", "Find job", "Inspect a job by its number"),
         _binding("i", "inspect", "Inspect", "Inspect the selected job or unit"),
+        _binding(
+            "m",
+            "free_space",
+            "Free space",
+            "Partitions by state and what blocks each idle midplane (partlist), or the free "
+            "boxes of a mesh or torus",
+        ),
         _binding("a", "submit_job", "Submit", "Submit a job now", show=False),
         _binding("h", "hold", "Hold", "Hold the selected waiting job", show=False),
         _binding("u", "release", "Release", "Release the selected held job", show=False),
@@ -231,6 +241,7 @@ class MeshsimApp(App[None]):
                 yield RunningTable(id="running")
             with Vertical(id="right"):
                 yield QueueList(id="queue")
+                yield QueueDetail(id="queue-detail")
                 with TabbedContent(id="lower"):
                     with TabPane("Metrics", id="tab-metrics"):
                         yield MetricsPane(id="metrics")
@@ -464,6 +475,18 @@ class MeshsimApp(App[None]):
     def _on_job_selected(self, message: QueueList.JobSelected | RunningTable.JobSelected) -> None:
         self._inspect_job(message.job_id)
 
+    @on(QueueList.WatchWanted)
+    def _on_watch_wanted(self, message: QueueList.WatchWanted) -> None:
+        """Rows without a wait came into view: the engine explains them from the next frame on."""
+        self.send(WatchJobs(message.jobs))
+
+    @on(QueueList.DetailChanged)
+    def _on_detail(self, message: QueueList.DetailChanged) -> None:
+        """The detail line follows the queue, also while a dialog covers the main screen (and
+        not at all once the app is closing)."""
+        for detail in self.screen_stack[0].query(QueueDetail) if self.screen_stack else ():
+            detail.show(message.text)
+
     @on(EventLog.SearchWanted)
     def _on_search(self, message: EventLog.SearchWanted) -> None:
         self.send(SearchLog(message.query, message.before), "search")
@@ -471,6 +494,9 @@ class MeshsimApp(App[None]):
     @on(MachineMap.UnitSelected)
     def _on_unit_selected(self, message: MachineMap.UnitSelected) -> None:
         self._inspect_unit(message.cell)
+
+    def action_free_space(self) -> None:
+        self.send(ShowFreeSpace(), "free space")
 
     def action_filter_queue(self) -> None:
         queue = self.query_one(QueueList)

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import SystemCommand
 
+from meshsim.engine.allocation.free_space import FreeSpace
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.policy import Policy
 from meshsim.engine.kernel.action_checks import policy_choices, static_refusal
@@ -338,6 +339,23 @@ def unit_report(info: UnitInfo) -> ReportScreen:
     return ReportScreen(f"Unit {info.name}", Group(table, Text(""), keys))
 
 
+def free_space_report(space: FreeSpace) -> ReportScreen:
+    """The machine's free space (:mod:`meshsim.engine.allocation.free_space`): its figures, then
+    its tables."""
+    parts: list[Any] = [Text(line) for line in space.lines]
+    for part in space.tables:
+        table = Table(title=part.title, box=box.SIMPLE_HEAD, title_justify="left")
+        for k, column in enumerate(part.columns):
+            figures = all(row[k].replace(",", "").isdigit() for row in part.rows)
+            table.add_column(column, justify="right" if figures and part.rows else "left")
+        for row in part.rows:
+            table.add_row(*row)
+        if not part.rows:
+            table.add_row("(none)", *[""] * (len(part.columns) - 1))
+        parts.append(table)
+    return ReportScreen(space.title, Group(*parts))
+
+
 def gain_text(gain: float | None) -> Text:
     """A gain as an arrow and a signed percentage — readable without colour (``NO_COLOR``) — in
     green when the branch is better and red when it is worse."""
@@ -412,6 +430,11 @@ def _job(result: JobDetails, app: MeshsimApp, label: str) -> None:
 @present.register(UnitInfo)
 def _unit(result: UnitInfo, app: MeshsimApp, label: str) -> None:
     app.push_screen(unit_report(result))
+
+
+@present.register(FreeSpace)
+def _free_space(result: FreeSpace, app: MeshsimApp, label: str) -> None:
+    app.push_screen(free_space_report(result))
 
 
 @present.register(WhatIfResult)

@@ -34,11 +34,13 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any
 
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.kernel.records import Snapshot
+from meshsim.engine.kernel.waits import Wait, Watch
 from meshsim.engine.tools.session import Session
 from meshsim.tui.requests import Request, handle
 
@@ -48,6 +50,15 @@ CHUNK = 64
 METRICS_EVERY = 0.5
 """Wall seconds between two computations of the result metrics in live mode (about 3 ms each on a
 10,000-job Intrepid month); paused frames always carry fresh ones."""
+
+WAITS_EVERY = 0.5
+"""Wall seconds between two computations of the waiting jobs' waits in live mode (the queue's
+profile costs up to about 90 ms on a 2,800-job mesh32 queue); live frames in between carry the last
+ones, paused frames always fresh ones."""
+
+EXPLAINED = 40
+"""Jobs at the head of the queue whose waits every frame carries (the rows a queue pane shows
+first); the console asks for others (:meth:`Driver.watch_jobs`)."""
 
 DEFAULT_SPEED = 3600.0
 """The live speed the console starts at: one simulated hour per wall second, so a month-long trace
@@ -137,7 +148,7 @@ class Driver:
         publish: Callable[[Frame], None],
         *,
         fps: float = 15.0,
-        reasons: int = 40,
+        explained: int = EXPLAINED,
         progress: Callable[[Progress], None] = lambda p: None,
     ) -> None:
         self.session = session
@@ -148,7 +159,8 @@ class Driver:
         self._label = ""
         self._commands: queue.SimpleQueue[tuple[str, Request] | None] = queue.SimpleQueue()
         self.frame_seconds = 1.0 / fps
-        self.reasons = reasons
+        self.watch = Watch(first=explained)
+        """The waiting jobs whose waits the frames carry."""
         self.live = False
         self.speed = DEFAULT_SPEED
         self._anchor = (0.0, 0.0)
@@ -157,6 +169,8 @@ class Driver:
         self._rate = 0.0
         self._metrics: dict[str, float | int] | None = None
         self._metrics_at = -math.inf
+        self._waits: MappingProxyType[int, Wait] | None = None
+        self._waits_at = -math.inf
 
     # ------------------------------------------------------------------ any thread
 
@@ -196,15 +210,26 @@ class Driver:
         self._deadline = clock + self.frame_seconds
         self._last = (clock, self.session.events)
 
+    def watch_jobs(self, jobs: frozenset[int]) -> None:
+        """Carry the waits of ``jobs`` (by index; the rows the console shows) as well as those of
+        the first :data:`EXPLAINED`, from the next frame on."""
+        self.watch = replace(self.watch, jobs=jobs)
+        self._waits_at = -math.inf
+
     def frame(self, result: Any = None, error: str | None = None, label: str = "") -> Frame:
-        """A frame of the current state; its result metrics are fresh when paused and at most
-        :data:`METRICS_EVERY` seconds old when live."""
+        """A frame of the current state; its result metrics and waits are fresh when paused and at
+        most :data:`METRICS_EVERY` and :data:`WAITS_EVERY` seconds old when live."""
         clock = time.perf_counter()
         if not self.live or clock - self._metrics_at >= METRICS_EVERY:
             self._metrics = self.session.results().metrics
             self._metrics_at = clock
+        if not self.live or self._waits is None or clock - self._waits_at >= WAITS_EVERY:
+            snapshot = self.session.snapshot(self.watch)
+            self._waits, self._waits_at = snapshot.waits, clock
+        else:
+            snapshot = replace(self.session.snapshot(), waits=self._waits)
         return Frame(
-            self.session.snapshot(self.reasons),
+            snapshot,
             self.session.name,
             self.live,
             self.speed,

@@ -85,7 +85,6 @@ class Opening:
     scenario: Path | None = None
     cwd: str = field(default_factory=os.getcwd)
     fps: float = 15.0
-    reasons: int = 40
     event: int | None = None
     """The event the console opens at (``meshsim tui --event``); None: the run's start, or a
     scenario's saved position."""
@@ -258,7 +257,7 @@ def serve(opening: Opening, commands: Connection, frames: Connection) -> None:
     def progress(report: Progress) -> None:
         frames.send_bytes(PROGRESS + pickle.dumps(report))
 
-    driver = Driver(session, publish, fps=opening.fps, reasons=opening.reasons, progress=progress)
+    driver = Driver(session, publish, fps=opening.fps, progress=progress)
     threading.Thread(target=_forward, args=(commands, driver), daemon=True).start()
     try:
         driver.loop()

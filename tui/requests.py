@@ -19,6 +19,7 @@ from functools import singledispatch
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from meshsim.engine.allocation.free_space import FreeSpace
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.simclock import clock
 from meshsim.engine.kernel.actions import Action, Fail, Reserve, SetPolicy
@@ -117,6 +118,20 @@ class InspectUnit(Request):
     """The unit inspector's view of map cell ``cell``."""
 
     cell: int
+
+
+@dataclass(frozen=True)
+class ShowFreeSpace(Request):
+    """The machine's free space now: partitions by state on a partition menu (``partlist``), the
+    free boxes of a mesh or torus, the free nodes of a pool."""
+
+
+@dataclass(frozen=True)
+class WatchJobs(Request):
+    """Carry the waits of ``jobs`` (job indices: the queue rows the console shows) in every
+    frame, as well as those of the head of the queue."""
+
+    jobs: frozenset[int]
 
 
 @dataclass(frozen=True)
@@ -297,6 +312,16 @@ def _inspect_job(request: InspectJob, driver: Driver) -> Any:
 @handle.register(InspectUnit)
 def _inspect_unit(request: InspectUnit, driver: Driver) -> Any:
     return driver.session.unit_info(request.cell)
+
+
+@handle.register(ShowFreeSpace)
+def _free_space(request: ShowFreeSpace, driver: Driver) -> FreeSpace:
+    return driver.session.free_space()
+
+
+@handle.register(WatchJobs)
+def _watch_jobs(request: WatchJobs, driver: Driver) -> None:
+    driver.watch_jobs(request.jobs)
 
 
 @handle.register(Act)

@@ -21,8 +21,9 @@ from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.registry import Registry
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
+    from meshsim.engine.allocation.free_space import FreeSpace
     from meshsim.engine.allocation.request_fits import RequestFits
     from meshsim.engine.core.jobs import Job
     from meshsim.engine.topology.machines import Machine
@@ -118,6 +119,22 @@ class Allocator(ABC):
         owners = self.owners()
         return len(owners) > 0 and bool((owners[list(placement.cells)] == FREE).all())
 
+    def free_space(self, job_id: Callable[[int], int]) -> FreeSpace | None:
+        """This allocator's own view of the machine's free space now (a partition menu's
+        ``partlist``; ``job_id`` names a job by its index), or None for the generic view of its
+        topology (:mod:`meshsim.engine.allocation.free_space`)."""
+        return None
+
+    def holders(self, placement: Placement) -> tuple[int, ...]:
+        """The running jobs (by index, in order) that keep ``placement`` from being taken now:
+        those holding any of its cells (none on a count-only pool, whose placements name no
+        cells). A partition menu adds the jobs whose partitions need its wiring."""
+        owners = self.owners()
+        if not placement.cells or not len(owners):
+            return ()
+        held = owners[np.fromiter(placement.cells, dtype=np.intp, count=len(placement.cells))]
+        return tuple(sorted(set(held[held >= 0].tolist())))
+
     def planner(self, now: float, releases: Releases) -> Planner:
         """Future availability for backfilling, from the running jobs' ``releases``. The default
         counts nodes, which is exact for allocators that never fragment; topology-aware allocators
@@ -137,6 +154,11 @@ class Allocator(ABC):
         """A waiting job to start together with ``job``, which has just been placed (paired job
         filling, Tang et al.); None by default."""
         return None
+
+    def pairs(self) -> bool:
+        """Whether :meth:`companion` may ever start a job (then jobs may start out of queue
+        order)."""
+        return type(self).companion is not Allocator.companion
 
     def finished(self, job: Job) -> None:  # noqa: B027 - optional hook
         """``job`` ended normally (allocators that learn from history override this)."""

@@ -473,7 +473,5 @@ class BoxAllocator(Allocator):
         if request.volume > self._free:
             return f"needs {shape} ({request.volume} nodes), {self._free} free"
         box, _ = self.largest_free_box()
-        return (
-            f"needs {shape}, {self._free} free nodes but no free {shape} submesh "
-            f"(largest free box {'x'.join(map(str, box))})"
-        )
+        largest = "x".join(map(str, box))
+        return f"no free {shape} box (largest free {largest}; {self._free} nodes free)"

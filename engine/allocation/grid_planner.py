@@ -56,15 +56,18 @@ class GridPlanner(Planner):
         self.times = sorted(times)
         self.adjust: list[tuple[float, float, np.ndarray]] = []
         self.held: dict[int, tuple[float, float, np.ndarray]] = {}
-        self._masks: dict[tuple, tuple[np.ndarray, np.ndarray, int]] = {}
+        self._masks: dict[tuple, tuple[np.ndarray, int]] = {}
+        self._tables: dict[tuple, np.ndarray] = {}
 
     def _busy(
-        self, start: float, end: float, *, held: bool = False
-    ) -> tuple[np.ndarray, np.ndarray, int]:
+        self, start: float, end: float, volume: int, *, held: bool = False
+    ) -> tuple[np.ndarray, np.ndarray | None, int]:
         """Cells taken over [start, end), with their summed table and free count, cached by which
-        releases and adjustments are involved (many queries of a pass share them). With ``held``
-        (``start`` is now), the cells released at ``start`` count as taken: a running job past its
-        expected end is released now in the plan, but it still holds its cells."""
+        releases and adjustments are involved (many queries of a pass share them); the table is
+        None (and not computed) when fewer than ``volume`` cells are free, since nothing of that
+        volume can be placed there. With ``held`` (``start`` is now), the cells released at
+        ``start`` count as taken: a running job past its expected end is released now in the plan,
+        but it still holds its cells."""
         overlapping = tuple(k for k, (a, b, _) in enumerate(self.adjust) if a < end and b > start)
         key = (start, overlapping, held)
         known = self._masks.get(key)
@@ -72,15 +75,23 @@ class GridPlanner(Planner):
             busy = self.release >= start if held else self.release > start
             for k in overlapping:
                 busy[self.adjust[k][2]] = True
-            shaped = busy.reshape(self.allocator.dims)
-            known = (shaped, summed_table(shaped, self.allocator.wrap), busy.size - int(busy.sum()))
-            self._masks[key] = known
-        return known
+            known = self._masks[key] = (
+                busy.reshape(self.allocator.dims),
+                int(busy.size - busy.sum()),
+            )
+        shaped, free = known
+        if free < volume:
+            return shaped, None, free
+        table = self._tables.get(key)
+        if table is None:
+            table = self._tables[key] = summed_table(shaped, self.allocator.wrap)
+        return shaped, table, free
 
     def _changed(self) -> None:
         self._masks.clear()
+        self._tables.clear()
 
-    def earliest(self, job: Job, duration: float) -> Slot | None:
+    def earliest(self, job: Job, duration: float, not_before: float = -inf) -> Slot | None:
         allocator = self.allocator
         request, boxes = allocator.boxes_for(job)
         volume = request.volume
@@ -89,6 +100,7 @@ class GridPlanner(Planner):
         first = min((float(m.min()) for _, m in latest), default=inf)
         if first == inf:
             return None
+        first = max(first, not_before)
         candidates = sorted({*self.times, *(b for _, b, _ in self.adjust if b > self.now)})
         for t in candidates:
             if t < first:
@@ -97,8 +109,8 @@ class GridPlanner(Planner):
             if not any(a < end and b > t for a, b, _ in self.adjust):
                 found = [(box, mask) for box, m in latest if (mask := m <= t).any()]
                 return Slot(t, allocator.place_among(job, found, release > t))
-            busy, table, free = self._busy(t, end)
-            if free < volume:
+            busy, table, free = self._busy(t, end, volume)
+            if table is None:
                 continue
             placement = self.allocator.place_on(job, busy, table, free, grow=False)
             if placement is not None:
@@ -132,8 +144,9 @@ class GridPlanner(Planner):
         plan releases now, are still held (it ends when it ends)."""
         if not self.allocator.fits(job):
             return None
-        busy, table, free = self._busy(self.now, span_end(self.now, duration), held=True)
-        if free < self.allocator.boxes_for(job)[0].volume:
+        volume = self.allocator.boxes_for(job)[0].volume
+        busy, table, free = self._busy(self.now, span_end(self.now, duration), volume, held=True)
+        if table is None:
             return None
         return self.allocator.place_on(job, busy, table, free)
 

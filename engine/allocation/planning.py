@@ -81,9 +81,10 @@ class Planner(ABC):
     """Availability over time from ``now`` on, with reservations held by waiting jobs."""
 
     @abstractmethod
-    def earliest(self, job: Job, duration: float) -> Slot | None:
-        """The earliest slot at or after now where ``job`` fits for ``duration`` seconds, respecting
-        every reservation held; None if it can never fit."""
+    def earliest(self, job: Job, duration: float, not_before: float = -inf) -> Slot | None:
+        """The earliest slot at or after now (and at or after ``not_before``, a time at which
+        availability may change: now, a release or the end of a reservation) where ``job`` fits for
+        ``duration`` seconds, respecting every reservation held; None if it can never fit."""
 
     @abstractmethod
     def reserve(self, job: Job, slot: Slot, duration: float) -> None:
@@ -268,11 +269,13 @@ class CountPlanner(Planner):
                 last = t
                 yield t
 
-    def earliest(self, job: Job, duration: float) -> Slot | None:
+    def earliest(self, job: Job, duration: float, not_before: float = -inf) -> Slot | None:
         size = job.size
-        if not self._adjust:
+        if not self._adjust and not_before <= self.now:
             return self._earliest_by_releases(size)
         for start in self._candidate_starts():
+            if start < not_before:
+                continue
             end = span_end(start, duration)
             if self.free_at(start) >= size and self.min_free(start, end) >= size:
                 return Slot(start)

@@ -60,7 +60,8 @@ class Snapshot:
     ``owners`` is a read-only per-cell array (job index, or FREE/DOWN/RESERVED); ``recent`` and
     ``finished`` hold the last events and the last jobs to leave the machine (bounded by the
     ``recent`` argument of the simulation); ``reservations`` the operator reservations that have not
-    ended, pending and active."""
+    ended, pending and active; ``waits`` the :class:`~meshsim.engine.kernel.waits.Wait` of the
+    waiting jobs the snapshot was asked to explain, by job index."""
 
     time: float
     event: int
@@ -72,7 +73,7 @@ class Snapshot:
     running: tuple[RunningJob, ...]
     waiting: tuple[Job, ...]
     held: tuple[Job, ...]
-    reasons: MappingProxyType
+    waits: MappingProxyType
     metrics: MappingProxyType
     recent: tuple[EventRecord, ...]
     finished: tuple[FinishedJob, ...]

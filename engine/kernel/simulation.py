@@ -50,6 +50,7 @@ from meshsim.engine.kernel.recorders import (
     plugin_recorders,
 )
 from meshsim.engine.kernel.runtime_models import runtime_model
+from meshsim.engine.kernel.waits import Watch
 from meshsim.engine.scheduling.context import RunStats
 from meshsim.engine.scheduling.scheduler import Scheduler
 
@@ -254,10 +255,9 @@ class Simulation:
         """Where a job stands now (:func:`meshsim.engine.kernel.views.job_status`)."""
         return views.job_status(self, job_id)
 
-    def snapshot(self, *, reasons: int = 0) -> Snapshot:
-        """An immutable view of the current state, with the waiting reasons of the first ``reasons``
-        jobs in queue order (explanations cost an allocator query each)."""
-        return views.snapshot(self, reasons)
+    def snapshot(self, *, watch: Watch | None = None) -> Snapshot:
+        """An immutable view now, with the waits of the jobs ``watch`` names (default: none)."""
+        return views.snapshot(self, watch or Watch())
 
     def outcomes(self) -> tuple[np.ndarray, JobOutcomes]:
         """Indices and per-job arrays of the jobs that finished normally (with a runtime model,

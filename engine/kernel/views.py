@@ -1,6 +1,6 @@
-"""What a run shows: why a job is where it is, the console's snapshot, the running metrics, the
-results and the per-job table (read from a :class:`~meshsim.engine.kernel.simulation.Simulation`'s
-parts, never changing them)."""
+"""What a run shows: why a job is where it is, the console's snapshot, the machine's free space,
+the running metrics, the results and the per-job table (read from a
+:class:`~meshsim.engine.kernel.simulation.Simulation`'s parts, never changing them)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from meshsim.engine.allocation.free_space import FreeSpace, box_space, count_space
 from meshsim.engine.core.simclock import clock
 from meshsim.engine.kernel.metrics import breakdown, summary
 from meshsim.engine.kernel.records import Results, Snapshot
+from meshsim.engine.kernel.waits import Watch, waits
+from meshsim.engine.topology.grid import GridSpec
 
 if TYPE_CHECKING:
     from meshsim.engine.kernel.simulation import Simulation
@@ -54,14 +57,15 @@ def job_status(sim: Simulation, job_id: int) -> str:
     return "waiting" if sim.job(index) in sim.scheduler.queue else "not_arrived"
 
 
-def snapshot(sim: Simulation, reasons: int) -> Snapshot:
-    """An immutable view of the current state, with the waiting reasons of the first ``reasons``
-    jobs in queue order (explanations cost an allocator query each)."""
+def snapshot(sim: Simulation, watch: Watch) -> Snapshot:
+    """An immutable view of the current state, with the waits of the jobs ``watch`` names
+    (:func:`~meshsim.engine.kernel.waits.waits`: each costs an allocator query, and the queue's
+    profile is placed as deep as the deepest of them)."""
     allocator = sim.allocator
     owners = allocator.owners()
     owners.flags.writeable = False
-    waiting = tuple(sim.scheduler.queue.ordered(sim.now))
-    why = sim.scheduler.why
+    queue = sim.scheduler.queue.ordered(sim.now)
+    waiting = tuple(queue)
     series = sim.time.series
     return Snapshot(
         time=sim.now,
@@ -74,13 +78,28 @@ def snapshot(sim: Simulation, reasons: int) -> Snapshot:
         running=tuple(sim.running[i] for i in sorted(sim.running)),
         waiting=waiting,
         held=tuple(sim.held[i] for i in sorted(sim.held)),
-        reasons=MappingProxyType({job.index: why(job) for job in waiting[:reasons]}),
+        waits=MappingProxyType(waits(sim, queue, watch)),
         metrics=MappingProxyType(current_metrics(sim)),
         recent=tuple(sim.loop.log.recent),
         finished=tuple(sim.finished_jobs.left),
         series=None if series is None else series.view(),
         reservations=sim.state.outages.statuses(),
     )
+
+
+def free_space(sim: Simulation) -> FreeSpace:
+    """The machine's free space now (:mod:`meshsim.engine.allocation.free_space`): the allocator's
+    own view when it has one (a partition menu's ``partlist``), else the free boxes of a mesh or
+    torus, else the free node count."""
+    allocator = sim.allocator
+    own = allocator.free_space(lambda index: sim.job(index).job_id)
+    if own is not None:
+        return own
+    spec = sim.machine.spec
+    owners = allocator.owners()
+    if isinstance(spec, GridSpec) and len(owners) == spec.nodes:
+        return box_space(owners, spec.dims, spec.wrap)
+    return count_space(sim.machine.nodes, allocator.free_nodes)
 
 
 def current_metrics(sim: Simulation) -> dict[str, float | int]:

@@ -48,6 +48,11 @@ class Backfill(ABC):
     incremental: ClassVar[bool] = False
     skips_idle: ClassVar[bool] = False
     """:meth:`idle` is :meth:`run` when no waiting job fits (an idle pass)."""
+    head: Job | None = None
+    """The blocked job this policy holds its one reservation for, as of the last pass (EASY's
+    head); None when it holds none, or one for every waiting job."""
+    starts_ahead: ClassVar[bool] = True
+    """It may start a job ahead of jobs waiting before it in the queue."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
@@ -65,6 +70,11 @@ class Backfill(ABC):
         """Why ``job``, which would fit now, did not start (None: not this policy's doing)."""
         return None
 
+    def reservation(self, job: Job) -> Slot | None:
+        """The reservation this policy holds for waiting ``job`` as of the last pass (None: it
+        holds none for it)."""
+        return None
+
     def forget(self, job: Job) -> None:  # noqa: B027 - optional hook, most policies keep no state
         """``job`` left the queue without starting (cancelled or held)."""
 
@@ -80,6 +90,7 @@ class NoBackfill(Backfill):
     description = "no backfilling"
     incremental = True
     skips_idle = True
+    starts_ahead = False
 
     def run(self, ctx: PassContext, head: int | None) -> None:
         return None
@@ -304,6 +315,9 @@ class ConservativeBackfill(Backfill):
         if slot is None:
             return None
         return f"reserved to start at {clock(slot.start)} (conservative)"
+
+    def reservation(self, job: Job) -> Slot | None:
+        return self.slots.get(job.index)
 
     def run(self, ctx: PassContext, head: int | None) -> None:
         now = ctx.now

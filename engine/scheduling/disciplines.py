@@ -33,6 +33,8 @@ class Discipline(ABC):
     skips_idle: ClassVar[bool] = False
     """:meth:`idle` is :meth:`select` when no waiting job fits (the engine then calls it instead: an
     idle pass, :class:`meshsim.engine.scheduling.scheduler.Scheduler`)."""
+    starts_in_order: ClassVar[bool] = False
+    """No job starts before the jobs ahead of it in the queue (a strict order)."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
@@ -66,6 +68,7 @@ class Strict(Discipline):
     description = "strict order: the first job that does not fit blocks all others"
     incremental = True
     skips_idle = True
+    starts_in_order = True
 
     def idle(self, queue: list[Job]) -> int | None:
         self.blocked = queue[0]

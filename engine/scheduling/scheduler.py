@@ -239,6 +239,16 @@ class Scheduler:
 
     # ------------------------------------------------------------------------------ reasons
 
+    def in_order(self) -> bool:
+        """Whether every start follows the queue's order: a strict discipline, no backfilling and no
+        paired job filling (:mod:`meshsim.engine.scheduling.expected` then places no job before
+        the one ahead of it)."""
+        return (
+            self.discipline.starts_in_order
+            and not self.backfill.starts_ahead
+            and not self.state.allocator.pairs()
+        )
+
     def why(self, job: Job) -> str:
         """Why a waiting job is not running, computed now from the allocator, the pending
         reservations and what the policies remember of the last pass."""

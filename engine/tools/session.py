@@ -19,14 +19,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
+from meshsim.engine.allocation.free_space import FreeSpace
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.jobs import Job
+from meshsim.engine.kernel import views
 from meshsim.engine.kernel.action_checks import refusal
 from meshsim.engine.kernel.actions import Action, LoggedAction, Reserve
 from meshsim.engine.kernel.events import EventRecord
 from meshsim.engine.kernel.history import EventHistory
 from meshsim.engine.kernel.records import Results, Snapshot
 from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.kernel.waits import Watch, waits
 from meshsim.engine.rejections import ActionRejected
 from meshsim.engine.tools.runcase import RunOptions, load_inputs
 from meshsim.engine.tools.scenario import load_scenario
@@ -285,9 +288,10 @@ class Session:
 
     # ----------------------------------------------------------------------------- views
 
-    def snapshot(self, reasons: int = 40) -> Snapshot:
-        """An immutable view, with the waiting reasons of the first ``reasons`` jobs."""
-        return self._sim.snapshot(reasons=reasons)
+    def snapshot(self, watch: Watch | None = None) -> Snapshot:
+        """An immutable view, with the waits of the jobs ``watch`` names (default: none;
+        :mod:`meshsim.engine.kernel.waits`)."""
+        return self._sim.snapshot(watch=watch)
 
     def explain(self, job_id: int) -> str:
         return self._sim.explain(job_id)
@@ -300,6 +304,10 @@ class Session:
         """The result metrics and breakdowns of the jobs finished so far."""
         return self._sim.results()
 
+    def free_space(self) -> FreeSpace:
+        """The machine's free space now (:func:`meshsim.engine.kernel.views.free_space`)."""
+        return views.free_space(self._sim)
+
     def unit_info(self, cell: int) -> UnitInfo:
         """The unit inspector's view of map cell ``cell``."""
         return self._sim.unit_info(cell)
@@ -311,7 +319,8 @@ class Session:
 
     def job_details(self, job_id: int) -> JobDetails:
         """The inspector's view of job ``job_id`` (its events over the whole run; a fork, which
-        keeps no history, gives those among the recent ones)."""
+        keeps no history, gives those among the recent ones); a waiting job's status is its whole
+        :class:`~meshsim.engine.kernel.waits.Wait`: the blocker and the expected start."""
         sim = self._sim
         index = sim.job_index(job_id)
         start, end = sim.start_times()[index], math.nan
@@ -321,9 +330,14 @@ class Session:
         for left in snap.finished:
             if left.job.index == index:
                 end, location = left.end, left.placement.label
+        status = sim.explain(job_id)
+        queue = sim.scheduler.queue
+        if sim.job(index) in queue:
+            watch = Watch(jobs=frozenset({index}))
+            status = waits(sim, queue.ordered(sim.now), watch)[index].text
         return JobDetails(
             job=sim.job(index),
-            status=sim.explain(job_id),
+            status=status,
             start=float(start),
             end=end,
             location=location,

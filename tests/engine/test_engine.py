@@ -13,6 +13,7 @@ from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.policy import Policy
 from meshsim.engine.kernel.actions import Cancel, Hold, ReleaseHold, SetPolicy, Submit
 from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.kernel.waits import Wait, Watch
 from meshsim.engine.scheduling.backfill import ConservativeBackfill
 from meshsim.engine.topology.machines import load_machine
 from meshsim.engine.workloads.swf import read_swf
@@ -210,11 +211,15 @@ def test_snapshot_is_immutable_and_explains_the_queue_head():
         recent=8,
     )
     sim.run(until=5)
-    snap = sim.snapshot(reasons=5)
+    snap = sim.snapshot(watch=Watch(first=5))
     assert snap.event == sim.events and snap.time == 5
     assert [j.job_id for j in snap.waiting] == [2, 3]
-    assert snap.reasons[1] == "needs 4 nodes, 2 free"
-    assert snap.reasons[2].startswith("behind job 2")
+    assert snap.waits[1] == Wait(10.0, "needs 4 nodes, 2 free; expected day 0 00:00:10 when 1 ends")
+    assert snap.waits[2] == Wait(
+        20.0,
+        "behind job 2, which blocks the queue (fcfs); expected day 0 00:00:20 when 2 (queued "
+        "ahead) ends",
+    )
     assert [r.job.job_id for r in snap.running] == [1]
     assert snap.metrics["waiting"] == 2 and snap.metrics["finished"] == 0
     assert [e.kind for e in snap.recent][-1] == "arrival"

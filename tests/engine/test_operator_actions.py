@@ -13,6 +13,7 @@ from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.policy import Policy
 from meshsim.engine.kernel.actions import Fail, Repair, Reserve
 from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.kernel.waits import Watch
 from meshsim.engine.tools.scenario_checks import read_action
 from meshsim.engine.topology.machines import load_machine
 from meshsim.engine.topology.units import block_cells, unit_cell, unit_count, unit_name
@@ -393,11 +394,11 @@ def test_replay_to_any_event_gives_equal_snapshots_and_results(event, on_job, un
     sim = simulate(MESH, "best-fit", rows, actions)
     sim.run_to_event(event)
     twin = sim.replayed(event)
-    a, b = sim.snapshot(reasons=5), twin.snapshot(reasons=5)
+    a, b = sim.snapshot(watch=Watch(first=5)), twin.snapshot(watch=Watch(first=5))
     assert (a.time, a.event, a.free_nodes) == (b.time, b.event, b.free_nodes)
     assert np.array_equal(a.owners, b.owners)
     assert a.running == b.running and a.waiting == b.waiting
-    assert dict(a.reasons) == dict(b.reasons) and dict(a.metrics) == dict(b.metrics)
+    assert dict(a.waits) == dict(b.waits) and dict(a.metrics) == dict(b.metrics)
     assert sim.outages() == twin.outages()
     sim.run()
     twin.run()

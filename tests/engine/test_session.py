@@ -10,6 +10,7 @@ import pytest
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.kernel.actions import Cancel, Hold, SetPolicy
 from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.kernel.waits import Watch
 from meshsim.engine.tools.runcase import RunOptions, load_inputs
 from meshsim.engine.tools.session import Session
 from meshsim.engine.tools.whatif import COMPARED, ForkPoint, compare_branches, since_fork
@@ -19,14 +20,14 @@ MESH = RunOptions(machine="tests/data/mesh5x4.toml", workload="tests/data/mesh-s
 
 def state(session: Session) -> tuple:
     """What must agree between two sessions at the same event."""
-    snap = session.snapshot(reasons=5)
+    snap = session.snapshot(Watch(first=5))
     return (
         snap.event,
         snap.time,
         snap.owners.tolist(),
         [(r.job.job_id, r.start, r.placement) for r in snap.running],
         [j.job_id for j in snap.waiting],
-        dict(snap.reasons),
+        dict(snap.waits),
     )
 
 

@@ -20,6 +20,7 @@ from meshsim.engine.core.policy import Policy
 from meshsim.engine.core.simclock import clock as sim_clock
 from meshsim.engine.kernel.actions import Fail, Hold, ReleaseHold, Repair
 from meshsim.engine.kernel.simulation import Simulation
+from meshsim.engine.kernel.waits import Watch
 from meshsim.engine.topology.machines import load_machine
 from tests.engine.helpers import workload
 
@@ -57,12 +58,13 @@ def trace(sim: Simulation) -> list[tuple]:
     """Per step: the record, the waiting jobs' reasons, and EASY's head and reserved time."""
     seen = []
     while (record := sim.step()) is not None:
-        snap = sim.snapshot(reasons=50)
+        snap = sim.snapshot(watch=Watch(first=50))
         easy = sim.scheduler.backfill
         head = getattr(easy, "head", None)
         slot = getattr(easy, "slot", None)
         reserved = None if head is None or slot is None else (head.job_id, slot.start)
-        seen.append((record, tuple(sorted(snap.reasons.items())), reserved))
+        waits = sorted((index, wait.text) for index, wait in snap.waits.items())
+        seen.append((record, tuple(waits), reserved))
     return seen
 
 

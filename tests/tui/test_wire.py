@@ -52,7 +52,8 @@ def test_a_frame_crosses_the_wire_whole() -> None:
     assert len(snap.waiting) > 1 and there.waiting == snap.waiting
     assert all(type(job) is Job for job in there.waiting)
     assert there.owners.tolist() == snap.owners.tolist() and not there.owners.flags.writeable
-    assert dict(there.reasons) == dict(snap.reasons) and dict(there.metrics) == dict(snap.metrics)
+    assert dict(there.waits) == dict(snap.waits) and dict(there.metrics) == dict(snap.metrics)
+    assert snap.waits, "the frame explains the head of the queue"
     assert (there.event, there.time, there.running, there.recent, there.held) == (
         snap.event,
         snap.time,

@@ -8,6 +8,13 @@ With 50,000 waiting jobs a table widget would build 50,000 rows per frame; this 
 snapshot's tuple of waiting jobs and renders the visible slice on demand, so a frame costs the same
 for 50 or 50,000 jobs (style anchors §3.4–3.5).
 
+Each job's reason is its :class:`~meshsim.engine.kernel.waits.Wait` — the blocker and the expected
+start, led by how long until then (``in 3h05m ·``) — computed in the engine process for the rows on
+screen only: the frames carry the waits of the head of the queue, and when rows without one come
+into view (scrolled to, sorted or filtered in) the list asks for theirs (:class:`WatchWanted`). The
+whole text of the job under the cursor goes to the detail line under the pane
+(:class:`DetailChanged`).
+
 The operator sorts it by any column (``o`` the next column, ``O`` the other direction), filters it
 (``/``), and sees sections for blocked and held jobs and, with ``U``, the totals per user
 (:mod:`meshsim.tui.queue_view`); sorting and filtering cost a pass over the queue per frame, the
@@ -15,6 +22,7 @@ default view none."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from operator import attrgetter
@@ -31,6 +39,7 @@ from textual.strip import Strip
 
 from meshsim.engine.core.jobs import Job
 from meshsim.engine.kernel.records import Snapshot
+from meshsim.engine.kernel.waits import Wait
 from meshsim.engine.scheduling.orders import QUEUE_ORDERS, QueueOrder
 from meshsim.tui.format import compact, duration, shape_text
 from meshsim.tui.jobstyle import PALETTE, job_color
@@ -93,10 +102,28 @@ class QueueList(ScrollView, can_focus=True):
             super().__init__()
             self.job_id = job_id
 
+    class WatchWanted(Message):
+        """Rows without a wait are on screen: the engine should explain ``jobs`` (indices)."""
+
+        def __init__(self, jobs: frozenset[int]) -> None:
+            super().__init__()
+            self.jobs = jobs
+
+    class DetailChanged(Message):
+        """The whole wait of the job under the cursor changed (``text``; empty: no job)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self._jobs: Sequence[Job | Section] = ()
-        self._reasons: Mapping[int, str] = {}
+        self._waits: Mapping[int, Wait] = {}
+        self._held: frozenset[int] = frozenset()
+        self._watched: frozenset[int] = frozenset()
+        """The jobs the list last asked the engine to explain."""
+        self._detail = ""
         self.filter: QueueFilter | None = None
         """The operator's filter (``/``); None lists every job."""
         self.sort = "#"
@@ -123,11 +150,8 @@ class QueueList(ScrollView, can_focus=True):
             self._order_name = snapshot.policy.queue
             self._order = QUEUE_ORDERS.get(self._order_name)(snapshot.machine)
         self._jobs = queue_rows(snapshot, self.filter, self.sort, self.descending)
-        if snapshot.held:
-            self._reasons = dict(snapshot.reasons)
-            self._reasons.update((job.index, "held by the operator") for job in snapshot.held)
-        else:
-            self._reasons = snapshot.reasons
+        self._waits = snapshot.waits
+        self._held = frozenset(job.index for job in snapshot.held) if snapshot.held else frozenset()
         self._now = snapshot.time
         if self.users:
             self._user_lines = _user_lines(snapshot)
@@ -141,6 +165,53 @@ class QueueList(ScrollView, can_focus=True):
             self._selected_index = self._jobs[self.cursor].index
         self.border_title = self._pane_title(snapshot)
         self.refresh()
+        self._follow_up()
+
+    def _follow_up(self) -> None:
+        """Ask for the waits of the rows on screen that lack one, and pass the detail on."""
+        visible = self._visible_jobs()
+        if any(j.index not in self._waits and j.index not in self._held for j in visible):
+            wanted = frozenset(j.index for j in visible)
+            if wanted != self._watched:
+                self._watched = wanted
+                self.post_message(self.WatchWanted(wanted))
+        detail = self.detail()
+        if detail != self._detail:
+            self._detail = detail
+            self.post_message(self.DetailChanged(detail))
+
+    def _visible_jobs(self) -> list[Job]:
+        """The jobs of the rows on screen (none in the per-user view)."""
+        if self.users:
+            return []
+        lines = self._lines_per_job()
+        top = int(self.scroll_offset.y) // lines
+        rows = self._jobs[top : top + max(1, self.size.height) // lines + 1]
+        return [row for row in rows if not isinstance(row, Section)]
+
+    def reason(self, job: Job) -> str:
+        """A row's reason: how long until the expected start, then the engine's whole wait."""
+        wait = self._waits.get(job.index)
+        if wait is None:
+            return "held by the operator" if job.index in self._held else ""
+        return lead(wait.start, self._now) + wait.text
+
+    def detail(self) -> str:
+        """The detail line: the job under the cursor and its whole wait (the row leads with the
+        time to its expected start; the wait itself gives the time)."""
+        job = self.selected
+        if job is None:
+            return ""
+        wait = self._waits.get(job.index)
+        if wait is not None:
+            return f"job {job.job_id}: {wait.text}"
+        why = "held by the operator" if job.index in self._held else "its wait is being computed"
+        return f"job {job.job_id}: {why}"
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if round(old_value) != round(new_value):
+            self._follow_up()
 
     def _pane_title(self, snapshot: Snapshot) -> str:
         """The counts, and the filter and sort in use."""
@@ -254,10 +325,11 @@ class QueueList(ScrollView, can_focus=True):
 
     def watch_cursor(self, cursor: int) -> None:
         """The cursor follows its job from frame to frame (e.g. when it is held and moves to the end
-        of the list)."""
+        of the list); the detail line follows the cursor."""
         if cursor < len(self._jobs):
             self._selected_index = self._jobs[cursor].index
         self.refresh()
+        self._follow_up()
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -302,7 +374,7 @@ class QueueList(ScrollView, can_focus=True):
         base = job_style(job.index)
         if row == self.cursor and self.has_focus:
             base = base + cursor
-        reason = self._reasons.get(job.index, "")
+        reason = self.reason(job)
         if part == 1:
             return Strip([Segment("    ↳ ", base), Segment(reason, muted)]).crop_extend(
                 0, width, None
@@ -323,6 +395,16 @@ class QueueList(ScrollView, can_focus=True):
         if lines == 1:
             segments.append(Segment("  " + reason, muted))
         return Strip(segments).crop_extend(0, width, None)
+
+
+def lead(start: float, now: float) -> str:
+    """How long until an expected start, as a row's reason begins: ``in 3h05m · ``, ``now · ``,
+    ``never · `` (not while units are out of service); nothing when none was computed."""
+    if math.isnan(start):
+        return ""
+    if math.isinf(start):
+        return "never · "
+    return "now · " if start <= now else f"in {duration(start - now)} · "
 
 
 USER_HEADER = f"{'user':>6} {'waiting':>8} {'nodes':>8} {'held':>5} {'running':>8} {'nodes':>8}"

@@ -25,6 +25,7 @@ import numpy as np
 from meshsim.engine.allocation.allocator import ALLOCATORS, FREE, RESERVED, Allocator, Placement
 from meshsim.engine.core.errors import MeshsimError
 from meshsim.engine.core.jobs import Job
+from meshsim.engine.core.simclock import clock
 from meshsim.engine.families.nqs.config import NodeSet, NQSConfig
 from meshsim.engine.topology.grid import GridSpec
 from meshsim.engine.topology.machines import Machine
@@ -246,8 +247,10 @@ class NQSAllocator(Allocator):
         names = self.sets_for(job)
         free = sum(self.pools[n].free for n in names)
         period = "prime" if self.is_prime(self.now) else "non-prime"
+        change = self.next_change(self.now)
+        until = "" if change is None else f" (until {clock(change)})"
         queue = self.queues[job.queue]
         return (
             f"needs {job.size} nodes; queue {queue.name} may use {', '.join(names)} in "
-            f"{period} time, {free} free there"
+            f"{period} time{until}, {free} free there"
         )

@@ -33,15 +33,17 @@ or ends, a midplane is withdrawn or restored, or AdjEst's history grows. Whether
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import inf
 
 import numpy as np
 
 from meshsim.engine.allocation.allocator import ALLOCATORS, FREE, Allocator, Placement
+from meshsim.engine.allocation.free_space import FreeSpace
 from meshsim.engine.allocation.planning import Planner, Releases
 from meshsim.engine.core.jobs import Job
-from meshsim.engine.families.partitions.menu import Menu, Partition, build_menu
+from meshsim.engine.families.partitions.menu import Menu, Partition, bits, build_menu, size_label
+from meshsim.engine.families.partitions.partlist import partlist
 from meshsim.engine.families.partitions.planner import PartitionPlanner
 from meshsim.engine.topology.machines import Machine
 
@@ -51,16 +53,6 @@ HISTORY = 10
 """AdjEst: finished jobs remembered per user and per project."""
 WARM_UP = 3
 """AdjEst: finished jobs needed before a user's (or project's) history is used."""
-
-
-def bits(mask: int) -> list[int]:
-    """Indices of the set bits of ``mask``, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 @ALLOCATORS.register("least-blocking")
@@ -288,6 +280,9 @@ class LeastBlocking(Allocator):
             return False
         return bool(self.usable >> self._by_name[placement.label] & 1)
 
+    def pairs(self) -> bool:
+        return bool(self.paired_sizes)
+
     def companion(
         self, job: Job, placement: Placement, waiting: Sequence[Job]
     ) -> tuple[Job, Placement] | None:
@@ -332,14 +327,24 @@ class LeastBlocking(Allocator):
         self._down = down
         self._recompute()
 
+    def holders(self, placement: Placement) -> tuple[int, ...]:
+        """The running jobs whose partitions conflict with ``placement``'s: they share a midplane
+        or a cable segment with it (seed 000 §II-B)."""
+        conflicts = self.menu.conflicts[self.partition_of(placement).index]
+        return tuple(sorted(i for i, p in self.running_partitions.items() if conflicts >> p & 1))
+
+    def free_space(self, job_id: Callable[[int], int]) -> FreeSpace:
+        """Cobalt's ``partlist`` (:func:`~meshsim.engine.families.partitions.partlist.partlist`)."""
+        return partlist(self, job_id)
+
     def explain(self, job: Job) -> str:
         size = self.size_for(job.size)
         if size is None:
             return f"needs {job.size} nodes, more than the largest partition"
-        label = _label(size)
+        label = size_label(size)
         idle = self.free_nodes
         if idle < size:
-            return f"needs {label}, {_label(idle)} idle"
+            return f"needs {label}, {size_label(idle)} idle"
         owner = self._owner
         wired = []
         for p in bits(self.menu.by_size[size] & ~self.usable):
@@ -347,7 +352,7 @@ class LeastBlocking(Allocator):
             if all(owner[m] == FREE for m in part.midplanes):
                 wired.append(part)
         if not wired:
-            return f"needs {label}, {_label(idle)} idle but no free {label} partition"
+            return f"needs {label}, {size_label(idle)} idle but no free {label} partition"
         users = sorted(
             {
                 self.menu.partitions[q].name
@@ -356,13 +361,9 @@ class LeastBlocking(Allocator):
             }
         )
         return (
-            f"needs {label}, {_label(idle)} idle but no free {label} partition: "
+            f"needs {label}, {size_label(idle)} idle but no free {label} partition: "
             f"blocked by wiring of {'/'.join(users[:3])}"
         )
-
-
-def _label(nodes: int) -> str:
-    return f"{nodes // 1024}K" if nodes >= 1024 and nodes % 1024 == 0 else str(nodes)
 
 
 @ALLOCATORS.register("sl")

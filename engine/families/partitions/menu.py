@@ -66,6 +66,21 @@ class Menu:
         return out
 
 
+def bits(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask`` (a bitset over partition indices), lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def size_label(nodes: int) -> str:
+    """A partition size as Cobalt names it: ``512``, ``1K``, ``32K``."""
+    return f"{nodes // 1024}K" if nodes >= 1024 and nodes % 1024 == 0 else str(nodes)
+
+
 def _axis_choices(length: int, extent: int, contiguous: bool) -> list[tuple[int, ...]]:
     if not contiguous or extent in (1, length):
         return list(combinations(range(length), extent))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
+from math import inf
 from typing import TYPE_CHECKING
 
 from meshsim.engine.allocation.planning import Planner, Releases, Slot, span_end
@@ -51,7 +52,7 @@ class PartitionPlanner(Planner):
                 taken |= blocks
         return self.allocator.all & ~taken
 
-    def earliest(self, job: Job, duration: float) -> Slot | None:
+    def earliest(self, job: Job, duration: float, not_before: float = -inf) -> Slot | None:
         """The first candidate time at which the allocator's rule finds a partition usable for the
         whole of ``duration``, and that partition. Candidate times before the first release after
         which a partition of the job's size conflicts with no running one cannot serve (adjustments
@@ -69,7 +70,7 @@ class PartitionPlanner(Planner):
                 hi = mid
             else:
                 lo = mid + 1
-        start = releases[lo - 1] if lo > first else self.now
+        start = max(releases[lo - 1] if lo > first else self.now, not_before)
         times = sorted({self.now, *releases, *(b for _, b, _ in self.adjust)})
         for t in times[bisect_left(times, start) :]:
             choice = allocator.choose(job, self._usable(t, span_end(t, duration)), t)
