@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from meshsim.engine.core.errors import MeshsimError
@@ -52,10 +53,14 @@ class ActionLog:
 
     def apply_due(self) -> None:
         """Apply the pending actions whose ``after_event`` the run has reached; one whose time has
-        passed by then is rejected (its place in the log comes after its time)."""
+        passed by then is rejected (its place in the log comes after its time). Before the first
+        event the run's clock stands at the first arrival: an action timed earlier is applied at
+        that time (nothing could happen before it), as it is logged."""
         pending, loop = self.pending, self.loop
         while pending and pending[0].after_event <= loop.events:
             action = pending.popleft().action
+            if action.time < loop.now and loop.events == 0:
+                action = replace(action, time=loop.now)
             if action.time < loop.now:
                 number = self._log(action.logged())
                 message = f"its time t={action.time:g} had passed (now t={loop.now:g})"

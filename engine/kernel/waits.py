@@ -60,7 +60,8 @@ class Watch:
 @dataclass(frozen=True)
 class Wait:
     """Why a waiting job waits (``text``, the whole sentence) and when it is expected to start:
-    ``start`` is a time (now or later), ``inf`` when it cannot start while units are out of service,
+    ``start`` is a time (now or later), ``inf`` when it cannot start while units are out of service
+    (down, or held by an active reservation, whose return the profile does not plan on),
     ``nan`` when it lies beyond the profile's depth."""
 
     start: float
@@ -197,9 +198,14 @@ def _names(sim: Simulation, indices: Iterable[int]) -> str:
 
 
 def _never(sim: Simulation) -> str:
-    """Why the profile finds no place for a job: the units out of service."""
+    """Why the profile finds no place for a job: the units out of service, and when the last
+    active reservation ends (the planners count no return of reserved units: docs/model.md,
+    "Operator reservations", limitation)."""
     out = sim.outages()
     parts = [f"{len(out[k])} {k}" for k in ("down", "reserved") if out[k]]
     if not parts:
         return "it never fits the machine"
+    if out["reserved"]:
+        until = max(r.until for r in sim.state.outages.reservations)
+        parts[-1] += f" until {clock(until)}"
     return f"it does not fit while units are out of service ({', '.join(parts)})"

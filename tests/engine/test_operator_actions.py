@@ -19,6 +19,7 @@ from meshsim.engine.topology.machines import load_machine
 from meshsim.engine.topology.units import block_cells, unit_cell, unit_count, unit_name
 from meshsim.engine.workloads.workload import from_columns
 from tests.conftest import DATA
+from tests.engine.helpers import workload
 
 MESH = str(DATA / "mesh5x4.toml")
 TORUS = str(DATA / "torus4x4.toml")
@@ -417,3 +418,22 @@ def test_actions_round_trip_through_dicts():
     assert read_action(
         {"action": "reserve", "time": 0, "block": [1, 2], "until": 5}, "s", 0
     ).action.block == (1, 2)
+
+
+def test_an_action_timed_before_the_first_arrival_applies_when_the_run_starts():
+    """The run's clock starts at the first arrival: a scenario's action at t=0 on a trace whose
+    first job arrives at 100 is applied (and logged) at 100, not rejected as passed."""
+    sim = Simulation(
+        load_machine("flat:16"),
+        workload([(100.0, 4, 10.0), (100.0, 12, 5.0)]),
+        Policy(),
+        actions=[Reserve(0.0, "0 1 2 3", 50.0, start=20.0), Fail(0.0, "3")],
+    )
+    sim.run(until=100.0)
+    assert sim.action_log.rejected[0].reason == "reservation_start_passed", "its start had passed"
+    assert 1 not in sim.action_log.rejected
+    (failed,) = [a.action for a in sim.logged_actions() if a.action.kind == "fail"]
+    assert failed.time == 100.0
+    assert sim.outages()["down"] == (3,)
+    sim.run()
+    assert sim.start_times().tolist() == [100.0, 110.0]
