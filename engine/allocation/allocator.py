@@ -66,6 +66,9 @@ class Allocator(ABC):
     complexity: ClassVar[str] = ""
     stable_refusals: ClassVar[bool] = False
     fits_by_count: ClassVar[bool] = False
+    section: ClassVar[str] = ""
+    """The machine's TOML section the allocator reads ("" for none): it works only on machines
+    that have it (as ``nqs`` needs ``[nqs]``)."""
 
     def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
         self.machine = machine

@@ -52,20 +52,29 @@ def allocator_choices(machine: Machine, *, migrate: bool = False) -> tuple[str, 
             continue
         if migrate and cls.repack is Allocator.repack:
             continue
+        if cls.section and cls.section not in machine.extras:
+            continue
         names.append(name)
     return tuple(names)
 
 
 def policy_choices(machine: Machine, field: str, *, migrate: bool = False) -> tuple[str, ...]:
-    """The names a ``set-policy`` action may give ``field`` on ``machine``."""
+    """The names a ``set-policy`` action may give ``field`` on ``machine`` (a queue order or
+    discipline that reads a machine section, as ``nqs`` reads ``[nqs]``, only where it has one)."""
     if field == "allocator":
         return allocator_choices(machine, migrate=migrate)
     from meshsim.engine.scheduling.backfill import BACKFILLS
     from meshsim.engine.scheduling.disciplines import DISCIPLINES
     from meshsim.engine.scheduling.orders import QUEUE_ORDERS
 
-    registry = {"queue": QUEUE_ORDERS, "discipline": DISCIPLINES, "backfill": BACKFILLS}[field]
-    return tuple(registry.names())
+    if field == "backfill":
+        return tuple(BACKFILLS.names())
+    registry = {"queue": QUEUE_ORDERS, "discipline": DISCIPLINES}[field]
+    return tuple(
+        name
+        for name in registry.names()
+        if not (section := registry.get(name).section) or section in machine.extras
+    )
 
 
 def static_refusal(machine: Machine, action: Action, *, migrate: bool = False) -> str:

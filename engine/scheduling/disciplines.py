@@ -35,6 +35,8 @@ class Discipline(ABC):
     idle pass, :class:`meshsim.engine.scheduling.scheduler.Scheduler`)."""
     starts_in_order: ClassVar[bool] = False
     """No job starts before the jobs ahead of it in the queue (a strict order)."""
+    section: ClassVar[str] = ""
+    """The machine's TOML section the discipline reads ("" for none)."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy

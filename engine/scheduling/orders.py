@@ -30,6 +30,8 @@ class QueueOrder(ABC):
     dynamic: ClassVar[bool] = False
     arrival_order: ClassVar[bool] = False
     description: ClassVar[str] = ""
+    section: ClassVar[str] = ""
+    """The machine's TOML section the order reads ("" for none)."""
 
     @abstractmethod
     def key(self, job: Job, now: float) -> tuple:

@@ -8,7 +8,11 @@ import pytest
 
 from meshsim.engine.allocation.allocator import DOWN
 from meshsim.engine.core.errors import MeshsimError
-from meshsim.engine.kernel.action_checks import allocator_choices, static_refusal
+from meshsim.engine.kernel.action_checks import (
+    allocator_choices,
+    policy_choices,
+    static_refusal,
+)
 from meshsim.engine.kernel.actions import (
     Action,
     Cancel,
@@ -111,6 +115,21 @@ def test_unknown_units_and_allocators_are_refused_from_the_machine_alone() -> No
     mesh_only = SetPolicy(time=0.0, allocator="first-fit")
     assert "first-fit" not in allocator_choices(intrepid)
     assert "cannot be used on partitions machine 'intrepid'" in static_refusal(intrepid, mesh_only)
+
+
+@pytest.mark.parametrize("field", ["queue", "discipline", "allocator"])
+def test_policies_that_read_a_machine_section_are_offered_only_where_it_is(field: str) -> None:
+    """The nqs queue order, discipline and allocator read the machine's [nqs] section: offered on
+    the SDSC Paragon, not on Intrepid or a plain mesh, where a set-policy naming them is refused
+    before it is logged."""
+    paragon = load_machine("paragon-sdsc-1996")
+    assert "nqs" in policy_choices(paragon, field)
+    for name in ("intrepid", "mesh32"):
+        machine = load_machine(name)
+        assert "nqs" not in policy_choices(machine, field)
+        refusal = static_refusal(machine, SetPolicy(time=0.0, **{field: "nqs"}))
+        assert f"{field} 'nqs' cannot be used on" in refusal
+        assert "valid here: " in refusal and "nqs" not in refusal.split("valid here: ")[1]
 
 
 def test_undo_keeps_the_simulated_clock() -> None:

@@ -74,6 +74,7 @@ class NQSAllocator(Allocator):
 
     name = "nqs"
     topologies = frozenset({"mesh"})
+    section = "nqs"
     complexity = "inner allocator query per node set of the job's group, plus O(set nodes)"
 
     def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:

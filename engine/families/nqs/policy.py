@@ -25,6 +25,7 @@ class NQSPriority(QueueOrder):
     """``queue_priority + age_factor × hours waiting``, larger first; ties by arrival."""
 
     name = "nqs"
+    section = "nqs"
     dynamic = True
     description = "NQS: queue priority + age factor x hours waiting (Wan et al.)"
 
@@ -51,6 +52,7 @@ class NQSBlocking(Discipline):
     """Skip jobs that do not fit; block behind a top job above ``block_priority``."""
 
     name = "nqs"
+    section = "nqs"
     description = "NQS: skip jobs that do not fit; block for a top job above block_priority"
 
     def __init__(self, policy: Policy) -> None:
