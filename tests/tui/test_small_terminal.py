@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SMALL = (100, 30)
 
 
-def lines(widget: MachineMap | RunningTable) -> list[str]:
+def lines(widget: MachineMap | RunningTable | QueueList) -> list[str]:
     """What the pane shows, line by line."""
     return ["".join(s.text for s in widget.render_line(y)) for y in range(widget.size.height)]
 
@@ -99,3 +99,14 @@ async def test_times_are_never_cut() -> None:
         for running in app.frame.snapshot.running[: table.size.height - 1]:
             end = clock(running.expected_end)
             assert len(end) == 15 and end in shown, end
+
+
+async def test_an_empty_queue_says_so_whole_under_its_header() -> None:
+    """At event 0 on Intrepid no job waits: the header ran out of room for the message
+    (``(no job wa``); it now has a line of its own."""
+    app = make_app(RunOptions(machine="intrepid"))
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot, app, 0)
+        shown = lines(app.query_one(QueueList))
+        assert "(no job waiting)" in shown[1]
+        assert "(no job" not in shown[0]

@@ -346,9 +346,10 @@ class QueueList(ScrollView, can_focus=True):
             head = "".join(self._title(name).rjust(w) for name, w in columns)
             if lines_per_job == 1:
                 head += "  reason"
-            if not self._jobs:
-                head += "   (no job listed)" if self.filter else "   (no job waiting)"
             return Strip([Segment(head[:width].ljust(width), header_style)], width)
+        if not self._jobs:
+            text = ("(no job listed)" if self.filter else "(no job waiting)") if y == 1 else ""
+            return Strip([Segment(text[:width].ljust(width), Style(dim=True))], width)
         row, part = divmod(y - 1 + int(self.scroll_offset.y), lines_per_job)
         if row >= len(self._jobs):
             return Strip.blank(width)
