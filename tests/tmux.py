@@ -28,3 +28,20 @@ def wait_for(session: str, pattern: str, what: str, timeout: float = 30.0) -> st
             return text
         time.sleep(0.2)
     raise AssertionError(f"{what}: {pattern!r} never appeared; the screen was:\n{screen(session)}")
+
+
+def settle(session: str, quiet: float = 0.4, timeout: float = 15.0) -> None:
+    """Wait until the screen has not changed for ``quiet`` seconds (at most ``timeout``): the
+    program has taken the last key, so the next one reaches the widget it was typed for (on a
+    loaded host a dialog may open seconds after its key; a live run never settles and waits the
+    whole ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    last = screen(session)
+    still = time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        now = screen(session)
+        if now != last:
+            last, still = now, time.monotonic()
+        elif time.monotonic() - still >= quiet:
+            return

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.tmux import tmux, wait_for
+from tests.tmux import settle, tmux, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = Path(sys.executable).parent.parent
@@ -344,8 +344,7 @@ def type_keys(session: str, keys: Block) -> None:
     for line in keys_lines(keys.text):
         for key in line:
             tmux("send-keys", "-t", session, key)
-            time.sleep(0.3)
-        time.sleep(1.0)
+            settle(session)
     expected = keys.notes.get("screen")
     if expected:
         wait_for(session, re.escape(expected), f"{keys.where}: the keys", 180)
