@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from meshsim.engine.core.errors import MeshsimError
+from meshsim.engine.core.simclock import clock
 from meshsim.engine.kernel.actions import Action, LoggedAction
 from meshsim.engine.kernel.events import ACTION, priority
 from meshsim.engine.rejections import ActionRejected, ActionRejection, reason_of
@@ -45,7 +46,7 @@ class ActionLog:
         now = self.loop.now
         if action.time < now:
             raise MeshsimError(
-                f"action '{action.kind}' at t={action.time:g} is in the past (now t={now:g})"
+                f"action '{action.kind}' at {clock(action.time)} is in the past (now {clock(now)})"
             )
         number = self._log(action.logged())
         self.loop.calendar.schedule(action.time, priority(ACTION, number), self._carry_out, number)
@@ -63,7 +64,7 @@ class ActionLog:
                 action = replace(action, time=loop.now)
             if action.time < loop.now:
                 number = self._log(action.logged())
-                message = f"its time t={action.time:g} had passed (now t={loop.now:g})"
+                message = f"its time {clock(action.time)} had passed (now {clock(loop.now)})"
                 self._reject(number, action, ActionRejected("time_passed", message))
             else:
                 self.apply(action)
