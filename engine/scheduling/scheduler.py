@@ -208,8 +208,7 @@ class Scheduler:
             else:
                 head = self.discipline.select(ctx)
                 if head is not None and self.policy.migrate and self.state.repack():
-                    ctx.queue = [job for job in queue if job.index not in ctx.started]
-                    ctx.sizes = None
+                    _leave_started(ctx, queue, head)
                     head = self.discipline.select(ctx)
                 if head is not None:
                     self.backfill.run(ctx, head)
@@ -262,3 +261,17 @@ class Scheduler:
             or self.discipline.why(job)
             or "fits now; starts at the next scheduling pass"
         )
+
+
+def _leave_started(ctx: PassContext, queue: list[Job], head: int) -> None:
+    """Set ``ctx.queue`` (and ``ctx.sizes``) to ``queue`` without the jobs started so far in the
+    pass, for the discipline's second selection after a re-pack. When those are exactly the jobs
+    before the blocked ``head`` (strict order always: it starts a prefix), that is the slice from
+    the head, without testing every waiting job."""
+    started = ctx.started
+    if len(started) == head and all(queue[p].index in started for p in range(head)):
+        ctx.queue = queue[head:]
+        ctx.sizes = None if ctx.sizes is None else ctx.sizes[head:]
+    else:
+        ctx.queue = [job for job in queue if job.index not in started]
+        ctx.sizes = None
