@@ -145,7 +145,8 @@ class BoxAllocator(Allocator):
 
     def withdrawn(self) -> np.ndarray:
         """Cells out of service (failed or reserved) as a boolean array of the machine's shape."""
-        return np.isin(self._owner, (DOWN, RESERVED))
+        owner = self._owner
+        return (owner == DOWN) | (owner == RESERVED)
 
     def cells_of(self, start: Sequence[int], box: Box) -> np.ndarray:
         """Flat cell indices of ``box`` placed at ``start`` (wrapping on tori), in C order of the
@@ -428,13 +429,16 @@ class BoxAllocator(Allocator):
         """Seed 002 §2's re-pack (:meth:`Allocator.repack`). A job that grew keeps the volume it
         holds: it is re-placed as a request of that many nodes, on its own boxes."""
         busy = self.withdrawn()
+        free = busy.size - int(busy.sum())
         plan: dict[int, Placement] = {}
         for job, held in sorted(running, key=lambda p: (-p[1].nodes, p[0].index)):
-            request = job._replace(size=held.nodes) if self.grows else job
-            placement = self.place_on(request, busy, grow=False)
+            grew = self.grows and held.nodes != job.size
+            request = job._replace(size=held.nodes) if grew else job
+            placement = self.place_on(request, busy, free=free, grow=False)
             if placement is None:
                 return None
             busy.reshape(-1)[list(placement.cells)] = True
+            free -= len(placement.cells)
             plan[job.index] = placement
         return plan
 
