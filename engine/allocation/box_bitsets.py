@@ -117,18 +117,24 @@ class BoxBitsets:
         clash = columns[0] & taken[0]
         for word in range(1, self.words):
             clash |= columns[word] & taken[word]
-        return FreeRows(self, np.flatnonzero(clash == 0))
+        return FreeRows(self, clash == 0)
 
 
 class FreeRows:
     """The rows of a :class:`BoxBitsets` free on one busy mask, largest volume first."""
 
-    def __init__(self, bitsets: BoxBitsets, rows: np.ndarray) -> None:
+    def __init__(self, bitsets: BoxBitsets, flags: np.ndarray) -> None:
         self.bitsets = bitsets
-        self.rows = rows
-        self.volumes = bitsets.volumes[rows]
-        self.largest = int(self.volumes[0]) if len(rows) else 0
+        self.flags = flags
+        """Per row, whether it is free."""
+        self.rows = np.flatnonzero(flags)
+        self.volumes = bitsets.volumes[self.rows]
+        self.largest = int(self.volumes[0]) if len(self.rows) else 0
         """The volume of the largest free box (0: none)."""
+
+    def starts(self, box: Box) -> np.ndarray:
+        """Where ``box`` is free (a boolean array over its start positions)."""
+        return self.flags[self.bitsets.row_of[box]]
 
     def largest_left(self, box: Box, positions: np.ndarray, cap: int) -> np.ndarray:
         """For each start position of ``box`` (k × d), the volume of the largest free row that

@@ -231,9 +231,7 @@ class BoxAllocator(Allocator):
         nowhere; cached for the current occupancy and recorded in the frontiers."""
         if box in self._masks:
             return self._masks[box]
-        if self._table is None:
-            self._table = summed_table(self.busy(), self.wrap)
-        mask: np.ndarray | None = window_sums(self._table, self.dims, box, self.wrap) == 0
+        mask: np.ndarray | None = self._free_starts(box)
         if mask.any():  # type: ignore[union-attr]
             self._record_fit(box)
         else:
@@ -241,6 +239,13 @@ class BoxAllocator(Allocator):
             self._record_no_fit(box)
         self._masks[box] = mask
         return mask
+
+    def _free_starts(self, box: Box) -> np.ndarray:
+        """Where ``box`` is entirely free now (a boolean array over start positions), from the
+        summed table of the occupancy (built once per occupancy)."""
+        if self._table is None:
+            self._table = summed_table(self.busy(), self.wrap)
+        return window_sums(self._table, self.dims, box, self.wrap) == 0
 
     def _record_fit(self, box: Box) -> None:
         """``box`` is free somewhere: so is every box no larger, until cells are taken."""

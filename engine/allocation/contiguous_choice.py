@@ -34,7 +34,7 @@ from math import prod
 import numpy as np
 
 from meshsim.engine.allocation.allocator import ALLOCATORS
-from meshsim.engine.allocation.box_bitsets import WORDS_KEPT, BoxBitsets, table_words
+from meshsim.engine.allocation.box_bitsets import WORDS_KEPT, BoxBitsets, FreeRows, table_words
 from meshsim.engine.allocation.boxes import (
     Box,
     overlapping_starts,
@@ -171,6 +171,29 @@ class MaxFreeBox(BoxAllocator):
     )
     remembers = True
     _bitsets: BoxBitsets | None = None
+    _rows: FreeRows | None = None
+    """The placements free on the current occupancy (None: not asked since it changed)."""
+
+    def _changed(self, *, taken: bool | None = None) -> None:
+        super()._changed(taken=taken)
+        self._rows = None
+
+    def _placement_bits(self) -> BoxBitsets | None:
+        """The bit sets of every placement (:mod:`~meshsim.engine.allocation.box_bitsets`), built
+        on first use; None on a machine too large to keep them."""
+        if self._bitsets is None and table_words(self.dims, self.wrap) <= WORDS_KEPT:
+            self._bitsets = BoxBitsets(self.dims, self.wrap, self._shapes_by_volume())
+        return self._bitsets
+
+    def _free_starts(self, box: Box) -> np.ndarray:
+        """Where ``box`` is entirely free now: the free flags of its placements' rows, where the
+        bit sets are kept."""
+        bitsets = self._placement_bits()
+        if bitsets is None:
+            return super()._free_starts(box)
+        if self._rows is None:
+            self._rows = bitsets.on(self.busy())
+        return self._rows.starts(box)
 
     def choose(
         self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
@@ -192,9 +215,7 @@ class MaxFreeBox(BoxAllocator):
         (:mod:`~meshsim.engine.allocation.box_bitsets`) on a machine small enough to keep them,
         else by :meth:`_remaining_largest` (the same volumes)."""
         free = busy.size - int(busy.sum())
-        if self._bitsets is None and table_words(self.dims, self.wrap) <= WORDS_KEPT:
-            self._bitsets = BoxBitsets(self.dims, self.wrap, self._shapes_by_volume())
-        bitsets = self._bitsets
+        bitsets = self._placement_bits()
         if bitsets is not None:
             rows = bitsets.on(busy)
             return lambda box, positions: rows.largest_left(

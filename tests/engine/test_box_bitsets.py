@@ -1,7 +1,8 @@
 """``max-free-box`` ranks a box's positions by the largest free box each leaves (Krevat et al.,
-seed 002 §2). On small machines it reads that from the bit sets of every placement
-(:mod:`meshsim.engine.allocation.box_bitsets`); elsewhere it counts overlapping placements. Both
-give the volumes brute force gives, so the choice, and the schedule, do not depend on which ran."""
+seed 002 §2). On small machines it reads that, and where a box is free, from the bit sets of every
+placement (:mod:`meshsim.engine.allocation.box_bitsets`); elsewhere it counts overlapping
+placements and sums windows of a summed table. Both give the answers brute force gives, so the
+choice, and the schedule, do not depend on which ran."""
 
 from itertools import product
 
@@ -68,6 +69,7 @@ def test_bit_sets_and_counting_give_the_volumes_brute_force_gives(dims, data):
     positions = scan_positions(mask)
     bitsets = BoxBitsets(dims, wrap, alloc._shapes_by_volume())
     free = bitsets.on(busy)
+    assert free.starts(box).tolist() == mask.tolist()  # where the box itself is free
     ceiling = alloc.largest_free_box(busy, table)[1]
     assert free.largest == ceiling
     cap = min(busy.size - int(busy.sum()) - int(np.prod(box)), ceiling)
