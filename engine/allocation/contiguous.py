@@ -65,6 +65,9 @@ class BoxAllocator(Allocator):
     """Occupancy of a mesh or torus and the search for free boxes; subclasses choose."""
 
     topologies = frozenset({"mesh", "torus"})
+    stable_refusals = True
+    """Taking cells only takes free boxes away, so a job none of whose boxes (nor, when it grows, a
+    larger volume's) is free stays refused until cells are released."""
     remembers = False
     """Whether :meth:`place_on` and :meth:`find` remember their answers by busy mask: worth it
     only where choosing costs more than hashing the mask (``max-free-box``)."""

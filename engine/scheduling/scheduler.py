@@ -16,9 +16,9 @@ Two fast paths give the same starts as a full pass:
 - a pass is *settled* when the last pass left ``settled`` jobs waiting and nothing but arrivals
   happened since (the machine state's ``changes`` did not move, no running job is past its estimate,
   and no one asked for a full pass), under a policy whose refusals are stable (arrival order, an
-  incremental discipline and backfilling, an allocator with stable refusals, no migration or
-  pairing): those jobs could not start then and cannot now, so the policies only try the jobs behind
-  them;
+  incremental discipline and backfilling, an allocator with stable refusals, backfilling that plans
+  on node counts or none, no migration or pairing): those jobs could not start then and cannot now,
+  so the policies only try the jobs behind them;
 - a pass is *idle* when no waiting job fits (the smallest waiting size exceeds the free nodes) on an
   allocator that places by count, under policies that start jobs only where they fit now
   (``skips_idle``): it starts nothing, so the policies only note what such a pass leaves them
@@ -140,6 +140,7 @@ class Scheduler:
             and self.discipline.incremental
             and self.backfill.incremental
             and allocator.stable_refusals
+            and (counts or not self.backfill.plans)
             and not self.policy.migrate
             and not ctx.pairs
         )
