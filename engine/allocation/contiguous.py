@@ -357,15 +357,15 @@ class BoxAllocator(Allocator):
         return box, scan_start(mask.shape, int(np.argmax(scan_view(mask))))
 
     def allocate(self, job: Job, placement: Placement) -> None:
-        flat = self._owner.reshape(-1)
-        flat[list(placement.cells)] = job.index
-        self._free -= len(placement.cells)
+        cells = placement.cells
+        self._owner.reshape(-1)[np.fromiter(cells, np.intp, len(cells))] = job.index
+        self._free -= len(cells)
         self._changed(taken=True)
 
     def release(self, job: Job, placement: Placement) -> None:
-        flat = self._owner.reshape(-1)
-        flat[list(placement.cells)] = FREE
-        self._free += len(placement.cells)
+        cells = placement.cells
+        self._owner.reshape(-1)[np.fromiter(cells, np.intp, len(cells))] = FREE
+        self._free += len(cells)
         self._changed(taken=False)
 
     # ------------------------------------------------------------------ planning
