@@ -195,7 +195,7 @@ def tallest_by_width(busy: np.ndarray) -> np.ndarray:
     if packed.shape[1] < 2 * words:
         padding = np.zeros((columns, 2 * words - packed.shape[1]), dtype=np.uint8)
         packed = np.concatenate([packed, padding], axis=1)
-    first, second, starts, levels = _column_windows(columns)
+    first, second, starts, levels = _column_windows(columns, words)
     table = np.zeros((levels, columns, words), dtype=np.uint16)
     table[0] = packed.view("<u2")
     span = 1
@@ -203,17 +203,17 @@ def tallest_by_width(busy: np.ndarray) -> np.ndarray:
         below = table[level - 1]
         np.bitwise_and(below[: columns - span], below[span:], out=table[level][: columns - span])
         span *= 2
-    spans = table.reshape(levels * columns, words)
-    window = (np.take(spans, first, axis=0) & np.take(spans, second, axis=0)).astype(np.intp)
+    spans = table.reshape(-1)
+    window = (spans.take(first) & spans.take(second)).astype(np.intp).reshape(-1, words)
     longest, low, high = _word_runs()
-    best = np.take(longest, window).max(axis=1)
+    best = np.maximum.reduce(longest.take(window), axis=1)
     if words > 1:  # runs across words: the high end of one word joined to the low end of the next
-        carry = np.take(high, window[:, 0])
+        carry = high.take(window[:, 0])
         for word in range(1, words):
             bits = window[:, word]
-            best = np.maximum(best, carry + np.take(low, bits))
+            best = np.maximum(best, carry + low.take(bits))
             if word + 1 < words:
-                carry = np.where(bits == 0xFFFF, carry + 16, np.take(high, bits))
+                carry = np.where(bits == 0xFFFF, carry + 16, high.take(bits))
     heights = np.zeros(columns + 1, dtype=np.int64)
     heights[1:] = np.maximum.reduceat(best, starts)
     return heights
@@ -245,19 +245,21 @@ def _tallest_by_growing_width(busy: np.ndarray) -> np.ndarray:
 
 
 @cache
-def _column_windows(columns: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """For every window of w adjacent columns out of ``columns`` (by width, then first column):
-    the rows of its two covering spans in the sparse table flattened by (level, column), the first
-    window of each width, and the table's number of levels."""
+def _column_windows(columns: int, words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """For every window of w adjacent columns out of ``columns`` (by width, then first column) and
+    every word of a column: where its two covering spans' word lies in the sparse table flattened
+    by (level, column, word); then the first window of each width, and the table's number of
+    levels."""
     first: list[int] = []
     second: list[int] = []
     starts: list[int] = []
     for width in range(1, columns + 1):
         level = width.bit_length() - 1
-        starts.append(len(first))
+        starts.append(len(first) // words)
         for x in range(columns - width + 1):
-            first.append(level * columns + x)
-            second.append(level * columns + x + width - (1 << level))
+            for word in range(words):
+                first.append((level * columns + x) * words + word)
+                second.append((level * columns + x + width - (1 << level)) * words + word)
     return np.array(first), np.array(second), np.array(starts), columns.bit_length()
 
 
