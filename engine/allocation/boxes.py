@@ -206,11 +206,13 @@ def tallest_by_width(busy: np.ndarray) -> np.ndarray:
     spans = table.reshape(-1)
     window = (spans.take(first) & spans.take(second)).astype(np.intp).reshape(-1, words)
     longest, low, high = _word_runs()
-    best = np.maximum.reduce(longest.take(window), axis=1)
+    bits = window[:, 0]
+    best = longest.take(bits)
     if words > 1:  # runs across words: the high end of one word joined to the low end of the next
-        carry = high.take(window[:, 0])
+        carry = high.take(bits)
         for word in range(1, words):
             bits = window[:, word]
+            best = np.maximum(best, longest.take(bits))
             best = np.maximum(best, carry + low.take(bits))
             if word + 1 < words:
                 carry = np.where(bits == 0xFFFF, carry + 16, high.take(bits))
