@@ -54,8 +54,9 @@ class Allocator(ABC):
     """Decides where jobs run on one machine; owns the occupancy of that machine.
 
     ``stable_refusals``: a job :meth:`find` refuses stays refused while nothing is released,
-    whatever else arrives or time passes, and :meth:`planner` counts nodes; the engine may then skip
-    re-trying such jobs in later passes (:class:`meshsim.engine.scheduling.scheduler.Scheduler`).
+    whatever else arrives or time passes; the engine may then skip re-trying such jobs in later
+    passes, when backfilling plans on node counts (:meth:`planner` is this class's) or not at all
+    (:class:`meshsim.engine.scheduling.scheduler.Scheduler`).
 
     ``fits_by_count``: :meth:`fits` is exactly ``job.size <= free_nodes`` (interchangeable nodes),
     so a caller that has compared the two need not ask; a subclass that overrides

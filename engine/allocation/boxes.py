@@ -9,7 +9,9 @@ with a doubling sliding maximum along each axis.
 On a 2D mesh, :class:`TallestBoxes` answers "is a w × h box free anywhere" for every height of a
 width at once: the free run ending at each cell of each column, then its minimum over w adjacent
 columns (a sparse table of minima over power-of-two spans), whose maximum is the tallest free box
-of width w. :func:`tallest_by_width` gives that height for every width at once.
+of width w. :func:`tallest_by_width` gives that height for every width at once, from the columns'
+free cells packed into 16-bit words: the longest run of ones in the AND of every w adjacent
+columns.
 
 "Scan order" is by z, then y, then x (row by row from the origin): the order of a start-position
 array transposed (:func:`scan_view`).
@@ -18,6 +20,7 @@ array transposed (:func:`scan_view`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from itertools import product
 
 import numpy as np
@@ -174,24 +177,110 @@ def free_runs(busy: np.ndarray) -> np.ndarray:
 def tallest_by_width(busy: np.ndarray) -> np.ndarray:
     """The height of the tallest free box of every width on a 2D mesh (no wrap-around): entry w is
     :meth:`TallestBoxes.tallest` of w (entry 0 unused, 0), so a w × h box is free somewhere exactly
-    when h ≤ entry w. The minimum of the free runs over w adjacent columns grows one column per
-    width, O(cells) numpy each, and stops at the first width with no free box (wider ones have
-    none either)."""
+    when h ≤ entry w.
+
+    Each column's free cells are packed into 16-bit words along axis 1 (bit y set when cell y is
+    free). A w × h box is free at column x exactly when the AND of columns x … x + w − 1 holds a
+    run of h ones, so entry w is the longest run of ones over the ANDs of every w adjacent columns.
+    The ANDs come from a sparse table over power-of-two spans (two of them cover any window), the
+    longest run of a window from tables of every 16-bit word (its longest run, and the runs at its
+    two ends, which join across words). A fixed count of numpy operations on the
+    columns × (columns + 1) / 2 windows, whatever the occupancy; on a mesh with more than
+    :data:`WINDOW_WORDS_KEPT` window words, :func:`_tallest_by_growing_width` instead."""
+    columns, rows = busy.shape
+    words = -(-rows // 16)
+    if columns * (columns + 1) // 2 * words > WINDOW_WORDS_KEPT:
+        return _tallest_by_growing_width(busy)
+    packed = np.packbits(~busy, axis=1, bitorder="little")
+    if packed.shape[1] < 2 * words:
+        padding = np.zeros((columns, 2 * words - packed.shape[1]), dtype=np.uint8)
+        packed = np.concatenate([packed, padding], axis=1)
+    first, second, starts, levels = _column_windows(columns, words)
+    table = np.zeros((levels, columns, words), dtype=np.uint16)
+    table[0] = packed.view("<u2")
+    span = 1
+    for level in range(1, levels):
+        below = table[level - 1]
+        np.bitwise_and(below[: columns - span], below[span:], out=table[level][: columns - span])
+        span *= 2
+    spans = table.reshape(-1)
+    window = (spans.take(first) & spans.take(second)).astype(np.intp).reshape(-1, words)
+    longest, low, high = _word_runs()
+    bits = window[:, 0]
+    best = longest.take(bits)
+    if words > 1:  # runs across words: the high end of one word joined to the low end of the next
+        carry = high.take(bits)
+        for word in range(1, words):
+            bits = window[:, word]
+            best = np.maximum(best, longest.take(bits))
+            best = np.maximum(best, carry + low.take(bits))
+            if word + 1 < words:
+                carry = np.where(bits == 0xFFFF, carry + 16, high.take(bits))
+    heights = np.zeros(columns + 1, dtype=np.int64)
+    heights[1:] = np.maximum.reduceat(best, starts)
+    return heights
+
+
+WINDOW_WORDS_KEPT = 1 << 18
+"""The most 16-bit words :func:`tallest_by_width` ANDs at once (every window of adjacent columns
+times the words of a column: mesh32 has 528 × 2)."""
+
+
+def _tallest_by_growing_width(busy: np.ndarray) -> np.ndarray:
+    """:func:`tallest_by_width` in O(cells) memory: the minimum of the free runs over w adjacent
+    columns grows one column per width, O(cells) numpy each, and stops at the first width with no
+    free box (wider ones have none either)."""
     runs = free_runs(busy)
     columns = busy.shape[0]
     heights = np.zeros(columns + 1, dtype=np.int64)
-    top_of, lower = np.maximum.reduce, np.minimum
     window = runs
     width = 1
-    top = int(top_of(window, axis=None))
+    top = int(window.max())
     while top:
         heights[width] = top
         if width == columns:
             break
         width += 1
-        window = lower(window[:-1], runs[width - 1 :])
-        top = int(top_of(window, axis=None))
+        window = np.minimum(window[:-1], runs[width - 1 :])
+        top = int(window.max())
     return heights
+
+
+@cache
+def _column_windows(columns: int, words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """For every window of w adjacent columns out of ``columns`` (by width, then first column) and
+    every word of a column: where its two covering spans' word lies in the sparse table flattened
+    by (level, column, word); then the first window of each width, and the table's number of
+    levels."""
+    first: list[int] = []
+    second: list[int] = []
+    starts: list[int] = []
+    for width in range(1, columns + 1):
+        level = width.bit_length() - 1
+        starts.append(len(first) // words)
+        for x in range(columns - width + 1):
+            for word in range(words):
+                first.append((level * columns + x) * words + word)
+                second.append((level * columns + x + width - (1 << level)) * words + word)
+    return np.array(first), np.array(second), np.array(starts), columns.bit_length()
+
+
+@cache
+def _word_runs() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every 16-bit word: its longest run of ones, the run of ones from bit 0 up, and the run
+    of ones from bit 15 down."""
+    words = np.arange(1 << 16)
+    longest = np.zeros(1 << 16, dtype=np.int64)
+    low = np.zeros(1 << 16, dtype=np.int64)
+    high = np.zeros(1 << 16, dtype=np.int64)
+    left = words.copy()
+    for length in range(1, 17):
+        longest += left != 0
+        left &= left >> 1
+        ones = (1 << length) - 1
+        low += (words & ones) == ones
+        high += (words & (ones << (16 - length))) == ones << (16 - length)
+    return longest, low, high
 
 
 class TallestBoxes:

@@ -65,6 +65,9 @@ class BoxAllocator(Allocator):
     """Occupancy of a mesh or torus and the search for free boxes; subclasses choose."""
 
     topologies = frozenset({"mesh", "torus"})
+    stable_refusals = True
+    """Taking cells only takes free boxes away, so a job none of whose boxes (nor, when it grows, a
+    larger volume's) is free stays refused until cells are released."""
     remembers = False
     """Whether :meth:`place_on` and :meth:`find` remember their answers by busy mask: worth it
     only where choosing costs more than hashing the mask (``max-free-box``)."""
@@ -145,7 +148,8 @@ class BoxAllocator(Allocator):
 
     def withdrawn(self) -> np.ndarray:
         """Cells out of service (failed or reserved) as a boolean array of the machine's shape."""
-        return np.isin(self._owner, (DOWN, RESERVED))
+        owner = self._owner
+        return (owner == DOWN) | (owner == RESERVED)
 
     def cells_of(self, start: Sequence[int], box: Box) -> np.ndarray:
         """Flat cell indices of ``box`` placed at ``start`` (wrapping on tori), in C order of the
@@ -230,9 +234,7 @@ class BoxAllocator(Allocator):
         nowhere; cached for the current occupancy and recorded in the frontiers."""
         if box in self._masks:
             return self._masks[box]
-        if self._table is None:
-            self._table = summed_table(self.busy(), self.wrap)
-        mask: np.ndarray | None = window_sums(self._table, self.dims, box, self.wrap) == 0
+        mask: np.ndarray | None = self._free_starts(box)
         if mask.any():  # type: ignore[union-attr]
             self._record_fit(box)
         else:
@@ -240,6 +242,13 @@ class BoxAllocator(Allocator):
             self._record_no_fit(box)
         self._masks[box] = mask
         return mask
+
+    def _free_starts(self, box: Box) -> np.ndarray:
+        """Where ``box`` is entirely free now (a boolean array over start positions), from the
+        summed table of the occupancy (built once per occupancy)."""
+        if self._table is None:
+            self._table = summed_table(self.busy(), self.wrap)
+        return window_sums(self._table, self.dims, box, self.wrap) == 0
 
     def _record_fit(self, box: Box) -> None:
         """``box`` is free somewhere: so is every box no larger, until cells are taken."""
@@ -348,15 +357,15 @@ class BoxAllocator(Allocator):
         return box, scan_start(mask.shape, int(np.argmax(scan_view(mask))))
 
     def allocate(self, job: Job, placement: Placement) -> None:
-        flat = self._owner.reshape(-1)
-        flat[list(placement.cells)] = job.index
-        self._free -= len(placement.cells)
+        cells = placement.cells
+        self._owner.reshape(-1)[np.fromiter(cells, np.intp, len(cells))] = job.index
+        self._free -= len(cells)
         self._changed(taken=True)
 
     def release(self, job: Job, placement: Placement) -> None:
-        flat = self._owner.reshape(-1)
-        flat[list(placement.cells)] = FREE
-        self._free += len(placement.cells)
+        cells = placement.cells
+        self._owner.reshape(-1)[np.fromiter(cells, np.intp, len(cells))] = FREE
+        self._free += len(cells)
         self._changed(taken=False)
 
     # ------------------------------------------------------------------ planning
@@ -428,13 +437,16 @@ class BoxAllocator(Allocator):
         """Seed 002 §2's re-pack (:meth:`Allocator.repack`). A job that grew keeps the volume it
         holds: it is re-placed as a request of that many nodes, on its own boxes."""
         busy = self.withdrawn()
+        free = busy.size - int(busy.sum())
         plan: dict[int, Placement] = {}
         for job, held in sorted(running, key=lambda p: (-p[1].nodes, p[0].index)):
-            request = job._replace(size=held.nodes) if self.grows else job
-            placement = self.place_on(request, busy, grow=False)
+            grew = self.grows and held.nodes != job.size
+            request = job._replace(size=held.nodes) if grew else job
+            placement = self.place_on(request, busy, free=free, grow=False)
             if placement is None:
                 return None
             busy.reshape(-1)[list(placement.cells)] = True
+            free -= len(placement.cells)
             plan[job.index] = placement
         return plan
 

@@ -19,18 +19,22 @@ and a boolean array over its start positions, true where the box is entirely fre
 
 Complexity of a choice: first/best fit and MPL add O(cells) numpy work per candidate box to the
 search (O(1) for a box the frontiers already answer); max-free-box adds, per candidate box, a search
-over box shapes in decreasing volume, each O(cells) for all candidate positions at once (how many
-free placements of the shape each position overlaps, by a separable box sum), stopping when every
-position has found a shape that still fits."""
+over box shapes in decreasing volume, stopping when every position has found a shape that still
+fits: on a machine small enough to keep a bit set of every placement
+(:mod:`~meshsim.engine.allocation.box_bitsets`, BG/L's torus), O(placements × words) bit operations
+in all; else O(cells) per shape for all candidate positions at once (how many free placements of
+the shape each position overlaps, by a separable box sum)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import product
+from math import prod
 
 import numpy as np
 
 from meshsim.engine.allocation.allocator import ALLOCATORS
+from meshsim.engine.allocation.box_bitsets import WORDS_KEPT, BoxBitsets, FreeRows, table_words
 from meshsim.engine.allocation.boxes import (
     Box,
     overlapping_starts,
@@ -161,26 +165,68 @@ class MaxFreeBox(BoxAllocator):
 
     name = "max-free-box"
     complexity = (
-        "O(cells) per candidate box, plus O(shapes x cells) to rank positions; "
+        "O(cells) per candidate box, plus O(placements x words) bit operations to rank "
+        "positions where the placements' table is kept (box_bitsets), else O(shapes x cells); "
         "O(cells) for a busy mask and request already answered"
     )
     remembers = True
+    _bitsets: BoxBitsets | None = None
+    _rows: FreeRows | None = None
+    """The placements free on the current occupancy (None: not asked since it changed)."""
+
+    def _changed(self, *, taken: bool | None = None) -> None:
+        super()._changed(taken=taken)
+        self._rows = None
+
+    def _placement_bits(self) -> BoxBitsets | None:
+        """The bit sets of every placement (:mod:`~meshsim.engine.allocation.box_bitsets`), built
+        on first use; None on a machine too large to keep them."""
+        if self._bitsets is None and table_words(self.dims, self.wrap) <= WORDS_KEPT:
+            self._bitsets = BoxBitsets(self.dims, self.wrap, self._shapes_by_volume())
+        return self._bitsets
+
+    def _free_starts(self, box: Box) -> np.ndarray:
+        """Where ``box`` is entirely free now: the free flags of its placements' rows, where the
+        bit sets are kept."""
+        bitsets = self._placement_bits()
+        if bitsets is None:
+            return super()._free_starts(box)
+        if self._rows is None:
+            self._rows = bitsets.on(self.busy())
+        return self._rows.starts(box)
 
     def choose(
         self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
     ) -> tuple[Box, tuple[int, ...]]:
         best: tuple[int, int, int, Box, tuple[int, ...]] | None = None
-        table = summed_table(busy, self.wrap)
-        ceiling = self.largest_free_box(busy, table)[1]
-        free_starts: dict[Box, tuple[np.ndarray, int]] = {}
+        volumes_left = self._volumes_left(busy)
         for order, (box, mask) in enumerate(candidates):
             positions = scan_positions(mask)
-            volumes = self._remaining_largest(busy, table, ceiling, box, positions, free_starts)
+            volumes = volumes_left(box, positions)
             k = int(np.argmax(volumes))
             if best is None or volumes[k] > best[0]:
                 best = (int(volumes[k]), order, k, box, tuple(positions[k].tolist()))
         assert best is not None
         return best[3], best[4]
+
+    def _volumes_left(self, busy: np.ndarray) -> Callable[[Box, np.ndarray], np.ndarray]:
+        """For the busy mask ``busy``: a box and its start positions (k × d) to the volume of the
+        largest free box left after it at each, by the bit sets of every placement
+        (:mod:`~meshsim.engine.allocation.box_bitsets`) on a machine small enough to keep them,
+        else by :meth:`_remaining_largest` (the same volumes)."""
+        free = busy.size - int(busy.sum())
+        bitsets = self._placement_bits()
+        if bitsets is not None:
+            rows = bitsets.on(busy)
+            return lambda box, positions: rows.largest_left(
+                box, positions, min(free - prod(box), rows.largest)
+            )
+        table = summed_table(busy, self.wrap)
+        ceiling = self.largest_free_box(busy, table)[1]
+        free_starts: dict[Box, tuple[np.ndarray, int]] = {}
+        return lambda box, positions: self._remaining_largest(
+            busy, table, ceiling, box, positions, free_starts
+        )
 
     def _remaining_largest(
         self,

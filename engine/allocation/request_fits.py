@@ -39,7 +39,8 @@ class RequestFits:
         self._ids: dict[tuple, int] = {}
         self._volumes: list[int] = []
         self._box_ids: list[int] = []
-        self._box_extents: list[tuple[int, ...]] = []
+        self._box_widths: list[int] = []
+        self._box_heights: list[int] = []
         self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._by_columns = len(allocator.dims) == 2 and not any(allocator.wrap)
         self._kept = np.zeros(0, dtype=bool)
@@ -60,7 +61,8 @@ class RequestFits:
         self._volumes.append(max(request.volume, job.size))
         for box in boxes:
             self._box_ids.append(number)
-            self._box_extents.append(box)
+            self._box_widths.append(box[0])
+            self._box_heights.append(box[-1])
         self._arrays = None
         return number
 
@@ -108,12 +110,11 @@ class RequestFits:
     def _columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per request id its volume; per candidate box its request id, width and height."""
         if self._arrays is None:
-            extents = np.array(self._box_extents, dtype=np.int64).reshape(len(self._box_ids), -1)
             self._arrays = (
                 np.array(self._volumes, dtype=np.int64),
                 np.array(self._box_ids, dtype=np.int64),
-                extents[:, 0].copy(),
-                extents[:, -1].copy(),
+                np.array(self._box_widths, dtype=np.int64),
+                np.array(self._box_heights, dtype=np.int64),
             )
         return self._arrays
 

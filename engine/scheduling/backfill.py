@@ -53,6 +53,9 @@ class Backfill(ABC):
     head); None when it holds none, or one for every waiting job."""
     starts_ahead: ClassVar[bool] = True
     """It may start a job ahead of jobs waiting before it in the queue."""
+    plans: ClassVar[bool] = True
+    """It reserves through the allocator's planner (a settled pass then needs the node-count
+    planner: :class:`~meshsim.engine.scheduling.scheduler.Scheduler`)."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
@@ -91,6 +94,7 @@ class NoBackfill(Backfill):
     incremental = True
     skips_idle = True
     starts_ahead = False
+    plans = False
 
     def run(self, ctx: PassContext, head: int | None) -> None:
         return None

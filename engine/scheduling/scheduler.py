@@ -16,9 +16,9 @@ Two fast paths give the same starts as a full pass:
 - a pass is *settled* when the last pass left ``settled`` jobs waiting and nothing but arrivals
   happened since (the machine state's ``changes`` did not move, no running job is past its estimate,
   and no one asked for a full pass), under a policy whose refusals are stable (arrival order, an
-  incremental discipline and backfilling, an allocator with stable refusals, no migration or
-  pairing): those jobs could not start then and cannot now, so the policies only try the jobs behind
-  them;
+  incremental discipline and backfilling, an allocator with stable refusals, backfilling that plans
+  on node counts or none, no migration or pairing): those jobs could not start then and cannot now,
+  so the policies only try the jobs behind them;
 - a pass is *idle* when no waiting job fits (the smallest waiting size exceeds the free nodes) on an
   allocator that places by count, under policies that start jobs only where they fit now
   (``skips_idle``): it starts nothing, so the policies only note what such a pass leaves them
@@ -140,6 +140,7 @@ class Scheduler:
             and self.discipline.incremental
             and self.backfill.incremental
             and allocator.stable_refusals
+            and (counts or not self.backfill.plans)
             and not self.policy.migrate
             and not ctx.pairs
         )
@@ -208,8 +209,7 @@ class Scheduler:
             else:
                 head = self.discipline.select(ctx)
                 if head is not None and self.policy.migrate and self.state.repack():
-                    ctx.queue = [job for job in queue if job.index not in ctx.started]
-                    ctx.sizes = None
+                    _leave_started(ctx, queue, head)
                     head = self.discipline.select(ctx)
                 if head is not None:
                     self.backfill.run(ctx, head)
@@ -262,3 +262,17 @@ class Scheduler:
             or self.discipline.why(job)
             or "fits now; starts at the next scheduling pass"
         )
+
+
+def _leave_started(ctx: PassContext, queue: list[Job], head: int) -> None:
+    """Set ``ctx.queue`` (and ``ctx.sizes``) to ``queue`` without the jobs started so far in the
+    pass, for the discipline's second selection after a re-pack. When those are exactly the jobs
+    before the blocked ``head`` (strict order always: it starts a prefix), that is the slice from
+    the head, without testing every waiting job."""
+    started = ctx.started
+    if len(started) == head and all(queue[p].index in started for p in range(head)):
+        ctx.queue = queue[head:]
+        ctx.sizes = None if ctx.sizes is None else ctx.sizes[head:]
+    else:
+        ctx.queue = [job for job in queue if job.index not in started]
+        ctx.sizes = None

@@ -3,12 +3,14 @@ tallest free box of every width, the request mask, the queue's tags, and the out
 holding the same starts and the same blocked head as one that asks every job."""
 
 import copy
+from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from meshsim.engine.allocation import boxes
 from meshsim.engine.allocation.allocator import ALLOCATORS
 from meshsim.engine.allocation.boxes import TallestBoxes, tallest_by_width
 from meshsim.engine.core.jobs import Job
@@ -28,19 +30,35 @@ TORUS = load_machine(str(DATA / "torus4x4.toml"))
 BGL = load_machine("bgl")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
-    st.integers(1, 12),
-    st.integers(1, 12),
+    st.integers(1, 40),
+    st.integers(1, 70),
     st.floats(0.0, 1.0),
     st.integers(0, 2**32 - 1),
+    st.booleans(),
 )
-def test_tallest_by_width_is_the_tallest_free_box_of_each_width(columns, rows, busy_share, seed):
+def test_tallest_by_width_is_the_tallest_free_box_of_each_width(
+    columns, rows, busy_share, seed, growing
+):
+    """Both ways of computing it (16-bit words of free cells ANDed over every window of columns, up
+    to five words a column here; and, past WINDOW_WORDS_KEPT, one width at a time) against the
+    per-width sparse table of free runs."""
     busy = np.random.default_rng(seed).random((columns, rows)) < busy_share
-    heights = tallest_by_width(busy)
+    kept = 0 if growing else boxes.WINDOW_WORDS_KEPT
+    with mock.patch.object(boxes, "WINDOW_WORDS_KEPT", kept):
+        heights = tallest_by_width(busy)
     tallest = TallestBoxes(busy)
     assert heights[0] == 0
     assert heights[1:].tolist() == [tallest.tallest(w) for w in range(1, columns + 1)]
+
+
+def test_a_free_run_across_whole_words_is_one_run():
+    """Rows 5-52 free in columns 2-4 of a 6 x 70 mesh: the run crosses two whole 16-bit words."""
+    busy = np.ones((6, 70), dtype=bool)
+    busy[2:5, 5:53] = False
+    busy[0, 60:70] = False
+    assert tallest_by_width(busy).tolist() == [0, 48, 48, 48, 0, 0, 0]
 
 
 @settings(max_examples=200)

@@ -139,3 +139,51 @@ def test_a_policy_change_reorders_the_waiting_jobs_and_retries_them_all():
     assert [j.job_id for j in s.queue.jobs] == [3, 2]
     state.end(0)
     assert [j.job_id for j in s.run_pass(10.0)] == [3]
+
+
+class RepackingState(StubState):
+    """A stub whose first re-pack frees the nodes of job ``freed`` (as moving the running jobs
+    together would free a box)."""
+
+    def __init__(self, freed: int) -> None:
+        super().__init__()
+        self.freed = freed
+        self.repacks = 0
+
+    def repack(self) -> bool:
+        self.repacks += 1
+        if self.freed not in self.running:
+            return False
+        self.end(self.freed)
+        return True
+
+
+def migrating(discipline: str, backfill: str = "none") -> tuple[Scheduler, RepackingState]:
+    state = RepackingState(freed=0)
+    policy = Policy(discipline=discipline, backfill=backfill, migrate=True)
+    return Scheduler(MACHINE, policy, state, RunStats()), state
+
+
+def test_after_a_repack_the_second_selection_tries_only_the_jobs_left_waiting():
+    # strict order: the jobs started before the re-pack are those before the head
+    s, state = migrating("fcfs")
+    s.queue.add(job(0, 4, 100))
+    s.run_pass(0.0)  # job 1 runs on 4 of the 8 nodes
+    for j in (job(1, 2, 10), job(2, 6, 10), job(3, 2, 10), job(4, 1, 10)):
+        s.queue.add(j)
+    # job 2 starts, job 3 is blocked (2 free); the re-pack frees 4: job 3 (6 nodes) starts and
+    # job 4 is blocked again (0 free); job 2 is not started twice
+    assert [j.job_id for j in s.run_pass(1.0)] == [2, 3]
+    assert state.repacks == 1 and state.started == [1, 2, 3]
+    assert [j.job_id for j in s.queue.jobs] == [4, 5]
+    # out of order: a job behind the head started before the re-pack
+    s, state = migrating("oo", "easy")
+    s.queue.add(job(0, 4, 100))
+    s.run_pass(0.0)
+    for j in (job(1, 6, 10), job(2, 3, 10), job(3, 2, 10)):
+        s.queue.add(j)
+    # job 3 (3 nodes) starts past the blocked head; the re-pack frees 4 (5 free): job 2 (6) does
+    # not fit, job 4 (2) starts; job 3 is not started twice
+    assert [j.job_id for j in s.run_pass(1.0)] == [3, 4]
+    assert state.started == [1, 3, 4]
+    assert [j.job_id for j in s.queue.jobs] == [2]

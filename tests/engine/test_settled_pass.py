@@ -15,6 +15,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from meshsim.engine.allocation.contiguous_choice import MaxFreeBox, MaximumPeripheralLength
 from meshsim.engine.allocation.flat import FlatAllocator
 from meshsim.engine.core.policy import Policy
 from meshsim.engine.core.simclock import clock as sim_clock
@@ -22,6 +23,7 @@ from meshsim.engine.kernel.actions import Fail, Hold, ReleaseHold, Repair
 from meshsim.engine.kernel.simulation import Simulation
 from meshsim.engine.kernel.waits import Watch
 from meshsim.engine.topology.machines import load_machine
+from tests.conftest import DATA
 from tests.engine.helpers import workload
 
 
@@ -108,3 +110,47 @@ def test_settled_passes_change_nothing(rows, policy, operator):
                 expected = f" reserved for {sim_clock(last_computed[head])}"
                 assert RESERVED.search(kept).group(0) == expected
     assert runs[0][2] == runs[1][2]
+
+
+BOXES = [
+    (load_machine(str(DATA / "mesh5x4.toml")), MaximumPeripheralLength),
+    (load_machine(str(DATA / "torus4x4.toml")), MaximumPeripheralLength),
+    (load_machine("bgl"), MaxFreeBox),
+]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    rows=jobs,
+    discipline=st.sampled_from(["fcfs", "oo"]),
+    boxes=st.sampled_from(BOXES),
+    operator=st.booleans(),
+)
+def test_settled_passes_on_meshes_and_tori_change_nothing(rows, discipline, boxes, operator):
+    """The box allocators' refusals are stable too (taking cells only takes free boxes away; a job
+    that grows to a larger volume finds none either): without backfilling, settled passes start
+    what full passes do, step by step, with the same reasons, through failures and holds."""
+    machine, kind = boxes
+    clock = 0.0
+    timed = []
+    for gap, size, runtime, overrun in rows:
+        clock += gap
+        timed.append((clock, size, runtime, runtime / overrun))
+    actions = []
+    if operator:
+        first = timed[0][0]
+        actions = [Fail(first + 1.0, unit=0), Hold(first + 2.0, job_id=2)]
+        actions += [Repair(first + 5.0, unit=0), ReleaseHold(first + 7.0, job_id=2)]
+    full = type(f"AlwaysFull{kind.__name__}", (kind,), {"stable_refusals": False})
+    runs = []
+    for allocator in (kind, full):
+        sim = Simulation(
+            machine,
+            workload(timed),
+            Policy(discipline=discipline),
+            actions=actions,
+            allocator_class=allocator,
+        )
+        assert sim.scheduler._incremental is (allocator is kind)
+        runs.append((trace(sim), sim.start_times().tolist(), sim.action_rejections()))
+    assert runs[0] == runs[1]
