@@ -143,8 +143,10 @@ class EventLoop:
                     self._wake(t)
             if self.state.model_dirty:
                 self.state.reschedule()
-        for after_event in self.listeners.after_event:
-            after_event(t, self.state)
+        after = self.listeners.after_event
+        if after:  # no iterator over an empty tuple at every event
+            for after_event in after:
+                after_event(t, self.state)
         self.events += 1
         return True
 

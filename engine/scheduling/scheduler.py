@@ -191,16 +191,16 @@ class Scheduler:
     def _decide(self, now: float, queue: list[Job], settled: int) -> list[Job]:
         """A pass that may start jobs: the discipline, migration when the head is blocked, then
         backfilling; the started jobs leave the queue."""
-        waiting = self.queue
-        ctx = self.ctx
+        waiting, state, ctx = self.queue, self.state, self.ctx
         ctx.now = now
         ctx.queue = queue
         ctx.settled = settled
         ctx.smallest = waiting.smallest
         ctx.sizes = waiting.sizes
-        ctx.early_release = self.state.early_releases != self._early
-        ctx.started = {}
-        windows = self.state.windows() if self.state.ahead else None
+        ctx.early_release = state.early_releases != self._early
+        started = ctx.started
+        started.clear()
+        windows = state.windows() if state.ahead else None
         if windows is not None or ctx.windows is not None or ctx.windows_changed:
             self._guard(windows)
         try:
@@ -216,13 +216,13 @@ class Scheduler:
         finally:
             if windows is not None:
                 windows.lift()
-        if not ctx.started:
+        if not started:
             return _NOTHING
-        started = list(ctx.started.values())
+        jobs = list(started.values())
         remove = waiting.remove
-        for job in started:
+        for job in jobs:
             remove(job)
-        return started
+        return jobs
 
     def _guard(self, windows: WindowGuard | None) -> None:
         """Start jobs through ``windows`` (the pending reservations) in this pass, or, when there
