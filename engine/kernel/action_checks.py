@@ -52,10 +52,15 @@ def allocator_choices(machine: Machine, *, migrate: bool = False) -> tuple[str, 
             continue
         if migrate and cls.repack is Allocator.repack:
             continue
-        if cls.section and cls.section not in machine.extras:
+        if not has_section(machine, cls.section):
             continue
         names.append(name)
     return tuple(names)
+
+
+def has_section(machine: Machine, section: str) -> bool:
+    """Whether ``machine`` has the TOML ``section`` a policy reads ("" needs none)."""
+    return not section or section in machine.extras
 
 
 def policy_choices(machine: Machine, field: str, *, migrate: bool = False) -> tuple[str, ...]:
@@ -71,9 +76,7 @@ def policy_choices(machine: Machine, field: str, *, migrate: bool = False) -> tu
         return tuple(BACKFILLS.names())
     registry = {"queue": QUEUE_ORDERS, "discipline": DISCIPLINES}[field]
     return tuple(
-        name
-        for name in registry.names()
-        if not (section := registry.get(name).section) or section in machine.extras
+        name for name in registry.names() if has_section(machine, registry.get(name).section)
     )
 
 

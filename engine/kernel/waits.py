@@ -82,7 +82,11 @@ def waits(sim: Simulation, queue: Sequence[Job], watch: Watch) -> dict[int, Wait
     unplanned = [p for p, job in wanted.items() if job.index not in planned]
     depth = min(PROFILE_DEPTH, max(unplanned) + 1) if unplanned else 0
     in_order = scheduler.in_order()
-    placed = profile(state.planner(), sim.now, releases, queue[:depth], in_order=in_order)
+    placed = (
+        profile(state.planner(), sim.now, releases, queue[:depth], in_order=in_order)
+        if depth
+        else []
+    )
     head = scheduler.backfill.head
     why = scheduler.why
     out = {}

@@ -29,7 +29,7 @@ from meshsim.engine.kernel.events import EventRecord
 from meshsim.engine.kernel.history import EventHistory
 from meshsim.engine.kernel.records import Results, Snapshot
 from meshsim.engine.kernel.simulation import Simulation
-from meshsim.engine.kernel.waits import Watch, waits
+from meshsim.engine.kernel.waits import Watch
 from meshsim.engine.rejections import ActionRejected
 from meshsim.engine.tools.runcase import RunOptions, load_inputs
 from meshsim.engine.tools.scenario import load_scenario
@@ -326,15 +326,12 @@ class Session:
         start, end = sim.start_times()[index], math.nan
         running = sim.running.get(index)
         location = running.placement.label if running is not None else ""
-        snap = sim.snapshot()
+        snap = sim.snapshot(watch=Watch(jobs=frozenset({index})))
         for left in snap.finished:
             if left.job.index == index:
                 end, location = left.end, left.placement.label
-        status = sim.explain(job_id)
-        queue = sim.scheduler.queue
-        if sim.job(index) in queue:
-            watch = Watch(jobs=frozenset({index}))
-            status = waits(sim, queue.ordered(sim.now), watch)[index].text
+        wait = snap.waits.get(index)
+        status = wait.text if wait is not None else sim.explain(job_id)
         return JobDetails(
             job=sim.job(index),
             status=status,
