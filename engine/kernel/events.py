@@ -87,32 +87,36 @@ class Calendar:
     def schedule(self, time: float, prio: int, callback: Callable[[Any], None], key: Any) -> Tick:
         """Put a tick for ``callback(key)`` at ``time`` with priority ``prio`` on the calendar: with
         the other ticks of its instant when SimPy already holds a timeout for it, else on a new
-        timeout."""
-        self._known = False
+        timeout. The next tick stays known when the new one comes after it (a job started now
+        ends later than the calendar's next tick, mostly)."""
         tick = (time, prio, next(self._sequence), callback, key)
         clock = self._clock
         if time <= clock:  # SimPy has handed this instant on already
             heappush(self.due, tick)
+            if self._known and (self._next is None or tick < self._next):
+                self._next = tick
             return tick
         delay = time - clock
-        at = clock + delay
-        if at != time:
+        if clock + delay != time:
             delay = delay_to(clock, time)
-            at = clock + delay
-        instants = self._instants
-        if at in instants:
-            instants[at].append(tick)
-            return tick
-        instants[at] = [tick]
-        simpy.Timeout(self.env, delay)
-        if at < self._upcoming:
-            self._upcoming = at
+        at = clock + delay
+        ticks = self._instants.get(at)
+        if ticks is None:
+            self._instants[at] = [tick]
+            simpy.Timeout(self.env, delay)
+            if at < self._upcoming:
+                self._upcoming = at
+        else:
+            ticks.append(tick)
+        if self._known and (self._next is None or at <= self._next[0]):
+            self._known = False  # it may come first: SimPy must hand its instant on
         return tick
 
     def cancel(self, tick: Tick) -> None:
         """Cancel ``tick`` (still on the calendar): it will be dropped unseen."""
-        self._known = False
         self.stale.add(tick[2])
+        if tick is self._next:
+            self._known = False
 
     def pop(self) -> Tick:
         """Take the tick :meth:`next_tick` returned off the calendar."""

@@ -5,8 +5,9 @@ and moving (:meth:`~Recorder.started`, :meth:`~Recorder.ended`, :meth:`~Recorder
 end of every event (:meth:`~Recorder.after_event`); :class:`Listeners` calls each hook only on the
 recorders that override it, so a run pays for what it records. The recorders of every run:
 
-- :class:`TimeIntegrals`: the capacity integrals of DESIGN.md's metrics, and the console's bucketed
-  history (:class:`~meshsim.engine.kernel.series.Series`) when asked for;
+- :class:`TimeIntegrals`: the capacity integrals of DESIGN.md's metrics;
+- :class:`History`: the console's bucketed history of the same rates
+  (:class:`~meshsim.engine.kernel.series.Series`), when asked for;
 - :class:`JobLedger`: every job's start, end, nodes held and location, which the result metrics,
   the jobs CSV and the job views read;
 - :class:`EventLog`: the event records, to a log callback and a bounded list of recent ones;
@@ -104,17 +105,12 @@ class Listeners:
 
 
 class TimeIntegrals(Recorder):
-    """The time integrals of the capacity metrics (node-seconds, :class:`Integrals`), and the
-    console's history of utilization, queue length and loss of capacity when ``history``."""
+    """The time integrals of the capacity metrics (node-seconds, :class:`Integrals`)."""
 
-    def __init__(
-        self, first: float, state: MachineState, queue: WaitingQueue, history: bool
-    ) -> None:
+    def __init__(self, first: float, state: MachineState, queue: WaitingQueue) -> None:
         self.integrals = Integrals(first=first, last=first)
         self.state = state
         self.queue = queue
-        self.series = Series(first) if history else None
-        self._nodes = state.machine.nodes
 
     def advanced(self, start: float, end: float) -> None:
         acc = self.integrals
@@ -122,25 +118,39 @@ class TimeIntegrals(Recorder):
         state = self.state
         idle = state.allocator.free_nodes
         waiting = self.queue
-        busy = state.busy
-        acc.busy += busy * dt
+        acc.busy += state.busy * dt
         acc.allocated += state.busy_alloc * dt
-        lost = 0  # idle nodes while a waiting job would fit them (loss of capacity)
         count = len(waiting.jobs)
         if count:
             acc.queue += count * dt
             spare = idle - waiting.demand
             if spare > 0:
                 acc.unused += spare * dt
-            if idle > 0 and waiting.smallest <= idle:
-                lost = idle
+            if idle > 0 and waiting.smallest <= idle:  # a waiting job would fit: capacity lost
                 acc.loc += idle * dt
         elif idle > 0:
             acc.unused += idle * dt
-        if self.series is not None:
-            n = self._nodes
-            self.series.add(start, end, busy / n, count, lost / n)
         acc.last = end
+
+
+class History(Recorder):
+    """The console's history of utilization, queue length and loss of capacity (the rates
+    :class:`TimeIntegrals` integrates), in the buckets of a :class:`Series`."""
+
+    def __init__(self, first: float, state: MachineState, queue: WaitingQueue) -> None:
+        self.series = Series(first)
+        self.state = state
+        self.queue = queue
+        self._nodes = state.machine.nodes
+
+    def advanced(self, start: float, end: float) -> None:
+        state = self.state
+        idle = state.allocator.free_nodes
+        waiting = self.queue
+        count = len(waiting.jobs)
+        lost = idle if count and idle > 0 and waiting.smallest <= idle else 0
+        n = self._nodes
+        self.series.add(start, end, state.busy / n, count, lost / n)
 
 
 class JobLedger(Recorder):

@@ -43,6 +43,7 @@ from meshsim.engine.kernel.machine_state import MachineState
 from meshsim.engine.kernel.operator import Operator, make_allocator
 from meshsim.engine.kernel.recorders import (
     FinishedJobs,
+    History,
     JobLedger,
     Listeners,
     Recorder,
@@ -107,9 +108,12 @@ class Simulation:
             workload, calendar, self.state, self.scheduler, listeners, self.ledger, log, recent
         )
         self.operator = Operator(self.loop, workload, policy, seed, allocator_class)
-        self.time = TimeIntegrals(first, self.state, self.scheduler.queue, history)
+        self.time = TimeIntegrals(first, self.state, self.scheduler.queue)
+        self.history = History(first, self.state, self.scheduler.queue) if history else None
         self.finished_jobs = FinishedJobs(recent)
         listeners.add(self.time)
+        if self.history is not None:
+            listeners.add(self.history)
         listeners.add(self.ledger)
         listeners.add(self.loop.log, skip=() if self.loop.log.listening else ("started",))
         if recent > 0:
@@ -288,7 +292,7 @@ class Simulation:
             self.seed,
             actions=self.logged_actions(),
             recent=self._recent,
-            history=self.time.series is not None,
+            history=self.history is not None,
             allocator_class=self._allocator_class,
             past=self._past,
         )

@@ -66,7 +66,7 @@ def snapshot(sim: Simulation, watch: Watch) -> Snapshot:
     owners.flags.writeable = False
     queue = sim.scheduler.queue.ordered(sim.now)
     waiting = tuple(queue)
-    series = sim.time.series
+    series = None if sim.history is None else sim.history.series
     return Snapshot(
         time=sim.now,
         event=sim.events,
