@@ -103,6 +103,11 @@ class BoxAllocator(Allocator):
         self._placements = PlacementMemo(self.remembers)
         self._fitting: set[tuple] = set()
         self._not_fitting: set[tuple] = set()
+        self._made: dict[tuple[int, ...], np.ndarray] = {}
+        """The cell indices of the placements made since the occupancy last changed, by their cells:
+        :meth:`allocate` takes them instead of converting the tuple back."""
+        self._held: dict[int, tuple[tuple[int, ...], np.ndarray]] = {}
+        """Per running job, its cells and their indices, for :meth:`release`."""
 
     # ------------------------------------------------------------------ occupancy
 
@@ -126,6 +131,7 @@ class BoxAllocator(Allocator):
         self._heights = None
         self._masks.clear()
         self._answers.clear()
+        self._made.clear()
         if taken is not False:
             self._fit.fill(0)
             self._fitting.clear()
@@ -327,25 +333,34 @@ class BoxAllocator(Allocator):
             if answer is UNKNOWN:
                 answer = None
                 volume = request.volume
-                candidates = []
-                for box in boxes:
-                    mask = self._free_now(box)
-                    if mask is not None:
-                        candidates.append((box, mask))
-                if not candidates:
+                picked = self.pick(boxes, busy)
+                if picked is None:
                     volume, candidates = self._grown(job, volume, self._free, self._free_now)
-                if candidates:
-                    box, start = self.choose(candidates, busy)
-                    answer = self._placement(box, start, volume)
+                    if candidates:
+                        picked = self.choose(candidates, busy)
+                if picked is not None:
+                    answer = self._placement(*picked, volume)
                 self._placements.keep(memo, answer)
         self._answers[key] = answer
         (self._not_fitting if answer is None else self._fitting).add(key)
         return answer
 
+    def pick(self, boxes: list[Box], busy: np.ndarray) -> tuple[Box, tuple[int, ...]] | None:
+        """The allocator's pick among ``boxes`` on the current occupancy ``busy``: :meth:`choose`
+        among those free somewhere now; None when none is."""
+        candidates = []
+        for box in boxes:
+            mask = self._free_now(box)
+            if mask is not None:
+                candidates.append((box, mask))
+        return self.choose(candidates, busy) if candidates else None
+
     def _placement(self, box: Box, start: Sequence[int], volume: int) -> Placement:
         cells = self.cells_of(start, box)
         where = ",".join(str(int(s)) for s in start)
-        return Placement(tuple(cells.tolist()), volume, f"({where}) {'x'.join(map(str, box))}")
+        placement = Placement(tuple(cells.tolist()), volume, f"({where}) {'x'.join(map(str, box))}")
+        self._made[placement.cells] = cells
+        return placement
 
     def choose(
         self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
@@ -358,13 +373,22 @@ class BoxAllocator(Allocator):
 
     def allocate(self, job: Job, placement: Placement) -> None:
         cells = placement.cells
-        self._owner.reshape(-1)[np.fromiter(cells, np.intp, len(cells))] = job.index
+        index = self._made.get(cells)
+        if index is None:
+            index = np.fromiter(cells, np.intp, len(cells))
+        self._held[job.index] = (cells, index)
+        self._owner.reshape(-1)[index] = job.index
         self._free -= len(cells)
         self._changed(taken=True)
 
     def release(self, job: Job, placement: Placement) -> None:
         cells = placement.cells
-        self._owner.reshape(-1)[np.fromiter(cells, np.intp, len(cells))] = FREE
+        held = self._held.pop(job.index, None)
+        if held is not None and held[0] is cells:
+            index = held[1]
+        else:
+            index = np.fromiter(cells, np.intp, len(cells))
+        self._owner.reshape(-1)[index] = FREE
         self._free += len(cells)
         self._changed(taken=False)
 

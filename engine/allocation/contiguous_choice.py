@@ -45,6 +45,8 @@ from meshsim.engine.allocation.boxes import (
     window_sums,
 )
 from meshsim.engine.allocation.contiguous import BoxAllocator
+from meshsim.engine.allocation.free_bits import FreeBits
+from meshsim.engine.allocation.periphery import best_on_periphery
 from meshsim.engine.topology.machines import Machine
 
 
@@ -119,6 +121,42 @@ class MaximumPeripheralLength(BoxAllocator):
         super().__init__(machine, rng, rotate=rotate)
         self._periphery: dict[Box, np.ndarray] = {}
         """Each box's :func:`periphery_grid` in scan order, computed once."""
+        self._bits: FreeBits | None = None
+        """The free cells as integers for the current occupancy (None: not asked since it
+        changed); on a 2D mesh without wrap-around only."""
+
+    def _changed(self, *, taken: bool | None = None) -> None:
+        super()._changed(taken=taken)
+        self._bits = None
+
+    def pick(self, boxes: list[Box], busy: np.ndarray) -> tuple[Box, tuple[int, ...]] | None:
+        """:meth:`choose` among the free ``boxes``; on a 2D mesh without wrap-around read from the
+        edges' free cells (:func:`~meshsim.engine.allocation.periphery.best_on_periphery`), and
+        only when no box is free on the periphery from the first free box's free positions (its
+        first in scan order: every position there scores 0). The same pick: the first box of the
+        highest score, its first position of that score in scan order."""
+        if not self._by_columns:
+            return super().pick(boxes, busy)
+        best: tuple[int, Box, tuple[int, int]] | None = None
+        inner: Box | None = None
+        for box in boxes:
+            if not self._fits_box(box):
+                continue
+            if self._bits is None:
+                self._bits = FreeBits(~busy)
+            found = best_on_periphery(box, self.dims, self._bits)
+            if found is not None:
+                if best is None or found[0] > best[0]:
+                    best = (found[0], box, found[1])
+            elif best is None and inner is None:
+                inner = box
+        if best is not None:
+            return best[1], best[2]
+        if inner is None:
+            return None
+        mask = self._free_mask(inner)
+        assert mask is not None
+        return inner, scan_start(mask.shape, int(np.argmax(scan_view(mask))))
 
     def choose(
         self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
