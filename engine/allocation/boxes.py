@@ -196,22 +196,23 @@ def tallest_by_width(busy: np.ndarray) -> np.ndarray:
         padding = np.zeros((columns, 2 * words - packed.shape[1]), dtype=np.uint8)
         packed = np.concatenate([packed, padding], axis=1)
     first, second, starts, levels = _column_windows(columns, words)
-    table = np.zeros((levels, columns, words), dtype=np.uint16)
-    table[0] = packed.view("<u2")
-    span = 1
-    for level in range(1, levels):
-        below = table[level - 1]
-        np.bitwise_and(below[: columns - span], below[span:], out=table[level][: columns - span])
-        span *= 2
-    spans = table.reshape(-1)
-    window = (spans.take(first) & spans.take(second)).astype(np.intp).reshape(-1, words)
+    size = columns * words
+    spans = np.zeros((len(levels) + 1) * size, dtype=np.uint16)  # by level, column, word
+    spans[:size] = packed.view("<u2").reshape(-1)
+    for below, shift, count in levels:
+        np.bitwise_and(
+            spans[below : below + count],
+            spans[below + shift : below + shift + count],
+            out=spans[below + size : below + size + count],
+        )
+    window = np.bitwise_and(spans.take(first), spans.take(second), dtype=np.intp)  # word-major
     longest, low, high = _word_runs()
-    bits = window[:, 0]
+    bits = window[0]
     best = longest.take(bits)
     if words > 1:  # runs across words: the high end of one word joined to the low end of the next
         carry = high.take(bits)
         for word in range(1, words):
-            bits = window[:, word]
+            bits = window[word]
             best = np.maximum(best, longest.take(bits))
             best = np.maximum(best, carry + low.take(bits))
             if word + 1 < words:
@@ -247,22 +248,31 @@ def _tallest_by_growing_width(busy: np.ndarray) -> np.ndarray:
 
 
 @cache
-def _column_windows(columns: int, words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """For every window of w adjacent columns out of ``columns`` (by width, then first column) and
-    every word of a column: where its two covering spans' word lies in the sparse table flattened
-    by (level, column, word); then the first window of each width, and the table's number of
-    levels."""
-    first: list[int] = []
-    second: list[int] = []
+def _column_windows(
+    columns: int, words: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[tuple[int, int, int], ...]]:
+    """For every word of a column and every window of w adjacent columns out of ``columns`` (by
+    word, then width, then first column): where its two covering spans' word lies in the sparse
+    table flattened by (level, column, word), as two arrays of shape words × windows; then the
+    first window of each width, and for each level above the first how to build it from the one
+    below (the offset of the level below, the shift to the span that completes it, and how many
+    words it holds)."""
+    first: list[list[int]] = [[] for _ in range(words)]
+    second: list[list[int]] = [[] for _ in range(words)]
     starts: list[int] = []
     for width in range(1, columns + 1):
         level = width.bit_length() - 1
-        starts.append(len(first) // words)
+        starts.append(len(first[0]))
         for x in range(columns - width + 1):
             for word in range(words):
-                first.append((level * columns + x) * words + word)
-                second.append((level * columns + x + width - (1 << level)) * words + word)
-    return np.array(first), np.array(second), np.array(starts), columns.bit_length()
+                first[word].append((level * columns + x) * words + word)
+                second[word].append((level * columns + x + width - (1 << level)) * words + word)
+    size = columns * words
+    levels = tuple(
+        ((level - 1) * size, (1 << (level - 1)) * words, (columns - (1 << (level - 1))) * words)
+        for level in range(1, columns.bit_length())
+    )
+    return np.array(first), np.array(second), np.array(starts), levels
 
 
 @cache
