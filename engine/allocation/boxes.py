@@ -188,38 +188,73 @@ def tallest_by_width(busy: np.ndarray) -> np.ndarray:
     columns × (columns + 1) / 2 windows, whatever the occupancy; on a mesh with more than
     :data:`WINDOW_WORDS_KEPT` window words, :func:`_tallest_by_growing_width` instead."""
     columns, rows = busy.shape
-    words = -(-rows // 16)
-    if columns * (columns + 1) // 2 * words > WINDOW_WORDS_KEPT:
+    if not keeps_windows(columns, rows):
         return _tallest_by_growing_width(busy)
-    packed = np.packbits(~busy, axis=1, bitorder="little")
-    if packed.shape[1] < 2 * words:
-        padding = np.zeros((columns, 2 * words - packed.shape[1]), dtype=np.uint8)
-        packed = np.concatenate([packed, padding], axis=1)
-    first, second, starts, levels = _column_windows(columns, words)
-    size = columns * words
-    spans = np.zeros((len(levels) + 1) * size, dtype=np.uint16)  # by level, column, word
-    spans[:size] = packed.view("<u2").reshape(-1)
-    for below, shift, count in levels:
-        np.bitwise_and(
-            spans[below : below + count],
-            spans[below + shift : below + shift + count],
-            out=spans[below + size : below + size + count],
-        )
-    window = np.bitwise_and(spans.take(first), spans.take(second), dtype=np.intp)  # word-major
-    longest, low, high = _word_runs()
-    bits = window[0]
-    best = longest.take(bits)
-    if words > 1:  # runs across words: the high end of one word joined to the low end of the next
-        carry = high.take(bits)
-        for word in range(1, words):
-            bits = window[word]
-            best = np.maximum(best, longest.take(bits))
-            best = np.maximum(best, carry + low.take(bits))
-            if word + 1 < words:
-                carry = np.where(bits == 0xFFFF, carry + 16, high.take(bits))
-    heights = np.zeros(columns + 1, dtype=np.int64)
-    heights[1:] = np.maximum.reduceat(best, starts)
-    return heights
+    return TallestByWidth(busy).heights()
+
+
+def keeps_windows(columns: int, rows: int) -> bool:
+    """Whether :func:`tallest_by_width` ANDs every window of a mesh of ``columns`` × ``rows`` at
+    once (at most :data:`WINDOW_WORDS_KEPT` window words)."""
+    return columns * (columns + 1) // 2 * -(-rows // 16) <= WINDOW_WORDS_KEPT
+
+
+class TallestByWidth:
+    """:func:`tallest_by_width` of one occupancy, kept while boxes are taken from it: a box taken
+    clears its rows in the AND of every window of columns that holds one of its columns, and
+    changes no other window, so the heights follow from the kept window words with a fixed count of
+    numpy operations (:meth:`take`), without packing the columns and building the sparse table
+    again. Only on a mesh where :func:`keeps_windows`."""
+
+    def __init__(self, busy: np.ndarray) -> None:
+        columns, rows = busy.shape
+        words = -(-rows // 16)
+        self.columns, self.words = columns, words
+        packed = np.packbits(~busy, axis=1, bitorder="little")
+        if packed.shape[1] < 2 * words:
+            padding = np.zeros((columns, 2 * words - packed.shape[1]), dtype=np.uint8)
+            packed = np.concatenate([packed, padding], axis=1)
+        first, second, _, levels = _column_windows(columns, words)
+        size = columns * words
+        spans = np.zeros((len(levels) + 1) * size, dtype=np.uint16)  # by level, column, word
+        spans[:size] = packed.view("<u2").reshape(-1)
+        for below, shift, count in levels:
+            np.bitwise_and(
+                spans[below : below + count],
+                spans[below + shift : below + shift + count],
+                out=spans[below + size : below + size + count],
+            )
+        self.window = np.bitwise_and(spans.take(first), spans.take(second), dtype=np.intp)
+        """Per word (rows 16k … 16k + 15) and window of adjacent columns (by width, then first
+        column), the free rows of the window's AND."""
+
+    def take(self, start: Sequence[int], box: Box) -> None:
+        """The cells of ``box`` at ``start`` were taken (a box inside the mesh)."""
+        (x, y), (w, h) = start, box
+        lo, hi = _window_columns(self.columns)
+        touched = (lo < x + w) & (hi >= x)
+        rows = ((1 << h) - 1) << y
+        kept = [~(rows >> (16 * word)) & 0xFFFF for word in range(self.words)]
+        cleared = np.array(kept, dtype=np.intp)[:, None]
+        np.bitwise_and(self.window, np.where(touched, cleared, 0xFFFF), out=self.window)
+
+    def heights(self) -> np.ndarray:
+        """Entry w: the height of the tallest free box w columns wide (entry 0 unused, 0)."""
+        window, starts = self.window, _column_windows(self.columns, self.words)[2]
+        longest, low, high = _word_runs()
+        bits = window[0]
+        best = longest.take(bits)
+        if self.words > 1:  # runs across words: the high end of one word joined to the low end
+            carry = high.take(bits)  # of the next
+            for word in range(1, self.words):
+                bits = window[word]
+                best = np.maximum(best, longest.take(bits))
+                best = np.maximum(best, carry + low.take(bits))
+                if word + 1 < self.words:
+                    carry = np.where(bits == 0xFFFF, carry + 16, high.take(bits))
+        heights = np.zeros(self.columns + 1, dtype=np.int64)
+        heights[1:] = np.maximum.reduceat(best, starts)
+        return heights
 
 
 WINDOW_WORDS_KEPT = 1 << 18
@@ -273,6 +308,15 @@ def _column_windows(
         for level in range(1, columns.bit_length())
     )
     return np.array(first), np.array(second), np.array(starts), levels
+
+
+@cache
+def _window_columns(columns: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first and the last column of every window of adjacent columns (by width, then first
+    column), as :func:`_column_windows` orders them."""
+    lo = [x for width in range(1, columns + 1) for x in range(columns - width + 1)]
+    hi = [x + width - 1 for width in range(1, columns + 1) for x in range(columns - width + 1)]
+    return np.array(lo), np.array(hi)
 
 
 @cache

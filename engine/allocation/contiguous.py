@@ -44,6 +44,8 @@ from meshsim.engine.allocation.allocator import (
 from meshsim.engine.allocation.boxes import (
     Box,
     TallestBoxes,
+    TallestByWidth,
+    keeps_windows,
     scan_positions,
     scan_start,
     scan_view,
@@ -96,6 +98,10 @@ class BoxAllocator(Allocator):
         self._by_columns = len(self.dims) == 2 and not any(self.wrap)
         self._tallest: TallestBoxes | None = None
         self._heights: np.ndarray | None = None
+        self._windows: TallestByWidth | None = None
+        """The window words behind :meth:`tallest_by_width`, kept while cells are only taken by
+        boxes :meth:`allocate` knows (``_taken``, applied when the heights are next asked)."""
+        self._taken: list[tuple[tuple[int, ...], Box]] = []
         self.releases = 0
         """How many times cells were released (or the occupancy changed otherwise than by taking
         cells): while it stays the same, a request that did not fit still does not."""
@@ -103,9 +109,9 @@ class BoxAllocator(Allocator):
         self._placements = PlacementMemo(self.remembers)
         self._fitting: set[tuple] = set()
         self._not_fitting: set[tuple] = set()
-        self._made: dict[tuple[int, ...], np.ndarray] = {}
-        """The cell indices of the placements made since the occupancy last changed, by their cells:
-        :meth:`allocate` takes them instead of converting the tuple back."""
+        self._made: dict[tuple[int, ...], tuple[np.ndarray, tuple[int, ...], Box]] = {}
+        """The cell indices, start and box of the placements made since the occupancy last changed,
+        by their cells: :meth:`allocate` takes them instead of converting the tuple back."""
         self._held: dict[int, tuple[tuple[int, ...], np.ndarray]] = {}
         """Per running job, its cells and their indices, for :meth:`release`."""
 
@@ -129,6 +135,8 @@ class BoxAllocator(Allocator):
         self._table = None
         self._tallest = None
         self._heights = None
+        self._windows = None
+        self._taken = []
         self._masks.clear()
         self._answers.clear()
         self._made.clear()
@@ -291,7 +299,15 @@ class BoxAllocator(Allocator):
         """The tallest free box of every width now, on a 2D mesh without wrap-around
         (:func:`~meshsim.engine.allocation.boxes.tallest_by_width`), kept for the occupancy."""
         if self._heights is None:
-            self._heights = tallest_by_width(self.busy())
+            if not keeps_windows(*self.dims):
+                self._heights = tallest_by_width(self.busy())
+                return self._heights
+            if self._windows is None:
+                self._windows = TallestByWidth(self.busy())
+            for start, box in self._taken:
+                self._windows.take(start, box)
+            self._taken.clear()
+            self._heights = self._windows.heights()
         return self._heights
 
     def request_fits(self) -> RequestFits:
@@ -357,9 +373,10 @@ class BoxAllocator(Allocator):
 
     def _placement(self, box: Box, start: Sequence[int], volume: int) -> Placement:
         cells = self.cells_of(start, box)
-        where = ",".join(str(int(s)) for s in start)
+        at = tuple(int(s) for s in start)
+        where = ",".join(map(str, at))
         placement = Placement(tuple(cells.tolist()), volume, f"({where}) {'x'.join(map(str, box))}")
-        self._made[placement.cells] = cells
+        self._made[placement.cells] = (cells, at, box)
         return placement
 
     def choose(
@@ -373,13 +390,16 @@ class BoxAllocator(Allocator):
 
     def allocate(self, job: Job, placement: Placement) -> None:
         cells = placement.cells
-        index = self._made.get(cells)
-        if index is None:
-            index = np.fromiter(cells, np.intp, len(cells))
+        made = self._made.get(cells)
+        index = np.fromiter(cells, np.intp, len(cells)) if made is None else made[0]
         self._held[job.index] = (cells, index)
         self._owner.reshape(-1)[index] = job.index
         self._free -= len(cells)
+        windows, taken = self._windows, self._taken
         self._changed(taken=True)
+        if windows is not None and made is not None:  # a box taken: the windows follow it
+            taken.append((made[1], made[2]))
+            self._windows, self._taken = windows, taken
 
     def release(self, job: Job, placement: Placement) -> None:
         cells = placement.cells
