@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from meshsim.engine.allocation import boxes
 from meshsim.engine.allocation.allocator import ALLOCATORS
 from meshsim.engine.allocation.boxes import TallestBoxes, TallestByWidth, tallest_by_width
+from meshsim.engine.allocation.request_fits import _Column
 from meshsim.engine.core.jobs import Job
 from meshsim.engine.core.policy import Policy
 from meshsim.engine.kernel.simulation import Simulation
@@ -274,3 +275,17 @@ def test_a_candidate_refused_after_a_start_is_the_head_when_it_comes_first():
     each = _pass(discipline, copy.deepcopy(allocator), queue, "each")
     assert [index for index, _ in each[0]] == [1] and each[1] == 1
     assert _pass(discipline, copy.deepcopy(allocator), queue, "fitting") == each
+
+
+@settings(max_examples=50)
+@given(st.lists(st.integers(-(2**40), 2**40), max_size=300), st.integers(0, 300))
+def test_a_growing_column_holds_what_was_appended(values, seen_at):
+    """Request columns grow in place; a view taken earlier keeps what it held then."""
+    column, views = _Column(), []
+    for k, value in enumerate(values):
+        if k == seen_at:
+            views.append((column.values(), list(values[:k])))
+        column.append(value)
+    assert len(column) == len(values) and column.values().tolist() == values
+    for view, held in views:
+        assert view.tolist() == held
