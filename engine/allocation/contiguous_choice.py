@@ -18,7 +18,10 @@ and a boolean array over its start positions, true where the box is entirely fre
   (volume) in the machine; ties by scan order.
 
 Complexity of a choice: first/best fit and MPL add O(cells) numpy work per candidate box to the
-search (O(1) for a box the frontiers already answer); max-free-box adds, per candidate box, a search
+search (O(1) for a box the frontiers already answer; MPL on a 2D mesh without wrap-around reads its
+pick from the free cells of the edges in O(extent) integer operations,
+:mod:`~meshsim.engine.allocation.periphery`, and searches positions only when no edge position is
+free); max-free-box adds, per candidate box, a search
 over box shapes in decreasing volume, stopping when every position has found a shape that still
 fits: on a machine small enough to keep a bit set of every placement
 (:mod:`~meshsim.engine.allocation.box_bitsets`, BG/L's torus), O(placements × words) bit operations
@@ -114,7 +117,8 @@ class MaximumPeripheralLength(BoxAllocator):
     name = "mpl"
     complexity = (
         "O(1) for a request or box already settled; else O(cells) numpy per box width "
-        "(2D mesh) or per box, plus O(cells) per box that fits"
+        "(2D mesh) or per box, plus O(cells) per box that fits (2D mesh: O(extent) integer "
+        "operations unless no edge position is free)"
     )
 
     def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
