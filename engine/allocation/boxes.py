@@ -188,37 +188,73 @@ def tallest_by_width(busy: np.ndarray) -> np.ndarray:
     columns × (columns + 1) / 2 windows, whatever the occupancy; on a mesh with more than
     :data:`WINDOW_WORDS_KEPT` window words, :func:`_tallest_by_growing_width` instead."""
     columns, rows = busy.shape
-    words = -(-rows // 16)
-    if columns * (columns + 1) // 2 * words > WINDOW_WORDS_KEPT:
+    if not keeps_windows(columns, rows):
         return _tallest_by_growing_width(busy)
-    packed = np.packbits(~busy, axis=1, bitorder="little")
-    if packed.shape[1] < 2 * words:
-        padding = np.zeros((columns, 2 * words - packed.shape[1]), dtype=np.uint8)
-        packed = np.concatenate([packed, padding], axis=1)
-    first, second, starts, levels = _column_windows(columns, words)
-    table = np.zeros((levels, columns, words), dtype=np.uint16)
-    table[0] = packed.view("<u2")
-    span = 1
-    for level in range(1, levels):
-        below = table[level - 1]
-        np.bitwise_and(below[: columns - span], below[span:], out=table[level][: columns - span])
-        span *= 2
-    spans = table.reshape(-1)
-    window = (spans.take(first) & spans.take(second)).astype(np.intp).reshape(-1, words)
-    longest, low, high = _word_runs()
-    bits = window[:, 0]
-    best = longest.take(bits)
-    if words > 1:  # runs across words: the high end of one word joined to the low end of the next
-        carry = high.take(bits)
-        for word in range(1, words):
-            bits = window[:, word]
-            best = np.maximum(best, longest.take(bits))
-            best = np.maximum(best, carry + low.take(bits))
-            if word + 1 < words:
-                carry = np.where(bits == 0xFFFF, carry + 16, high.take(bits))
-    heights = np.zeros(columns + 1, dtype=np.int64)
-    heights[1:] = np.maximum.reduceat(best, starts)
-    return heights
+    return TallestByWidth(busy).heights()
+
+
+def keeps_windows(columns: int, rows: int) -> bool:
+    """Whether :func:`tallest_by_width` ANDs every window of a mesh of ``columns`` × ``rows`` at
+    once (at most :data:`WINDOW_WORDS_KEPT` window words)."""
+    return columns * (columns + 1) // 2 * -(-rows // 16) <= WINDOW_WORDS_KEPT
+
+
+class TallestByWidth:
+    """:func:`tallest_by_width` of one occupancy, kept while boxes are taken from it: a box taken
+    clears its rows in the AND of every window of columns that holds one of its columns, and
+    changes no other window, so the heights follow from the kept window words with a fixed count of
+    numpy operations (:meth:`take`), without packing the columns and building the sparse table
+    again. Only on a mesh where :func:`keeps_windows`."""
+
+    def __init__(self, busy: np.ndarray) -> None:
+        columns, rows = busy.shape
+        words = -(-rows // 16)
+        self.columns, self.words = columns, words
+        packed = np.packbits(~busy, axis=1, bitorder="little")
+        if packed.shape[1] < 2 * words:
+            padding = np.zeros((columns, 2 * words - packed.shape[1]), dtype=np.uint8)
+            packed = np.concatenate([packed, padding], axis=1)
+        first, second, _, levels = _column_windows(columns, words)
+        size = columns * words
+        spans = np.zeros((len(levels) + 1) * size, dtype=np.uint16)  # by level, column, word
+        spans[:size] = packed.view("<u2").reshape(-1)
+        for below, shift, count in levels:
+            np.bitwise_and(
+                spans[below : below + count],
+                spans[below + shift : below + shift + count],
+                out=spans[below + size : below + size + count],
+            )
+        self.window = np.bitwise_and(spans.take(first), spans.take(second), dtype=np.intp)
+        """Per word (rows 16k … 16k + 15) and window of adjacent columns (by width, then first
+        column), the free rows of the window's AND."""
+
+    def take(self, start: Sequence[int], box: Box) -> None:
+        """The cells of ``box`` at ``start`` were taken (a box inside the mesh)."""
+        (x, y), (w, h) = start, box
+        lo, hi = _window_columns(self.columns)
+        touched = (lo < x + w) & (hi >= x)
+        rows = ((1 << h) - 1) << y
+        kept = [~(rows >> (16 * word)) & 0xFFFF for word in range(self.words)]
+        cleared = np.array(kept, dtype=np.intp)[:, None]
+        np.bitwise_and(self.window, np.where(touched, cleared, 0xFFFF), out=self.window)
+
+    def heights(self) -> np.ndarray:
+        """Entry w: the height of the tallest free box w columns wide (entry 0 unused, 0)."""
+        window, starts = self.window, _column_windows(self.columns, self.words)[2]
+        longest, low, high = _word_runs()
+        bits = window[0]
+        best = longest.take(bits)
+        if self.words > 1:  # runs across words: the high end of one word joined to the low end
+            carry = high.take(bits)  # of the next
+            for word in range(1, self.words):
+                bits = window[word]
+                best = np.maximum(best, longest.take(bits))
+                best = np.maximum(best, carry + low.take(bits))
+                if word + 1 < self.words:
+                    carry = np.where(bits == 0xFFFF, carry + 16, high.take(bits))
+        heights = np.zeros(self.columns + 1, dtype=np.int64)
+        heights[1:] = np.maximum.reduceat(best, starts)
+        return heights
 
 
 WINDOW_WORDS_KEPT = 1 << 18
@@ -247,22 +283,40 @@ def _tallest_by_growing_width(busy: np.ndarray) -> np.ndarray:
 
 
 @cache
-def _column_windows(columns: int, words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """For every window of w adjacent columns out of ``columns`` (by width, then first column) and
-    every word of a column: where its two covering spans' word lies in the sparse table flattened
-    by (level, column, word); then the first window of each width, and the table's number of
-    levels."""
-    first: list[int] = []
-    second: list[int] = []
+def _column_windows(
+    columns: int, words: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[tuple[int, int, int], ...]]:
+    """For every word of a column and every window of w adjacent columns out of ``columns`` (by
+    word, then width, then first column): where its two covering spans' word lies in the sparse
+    table flattened by (level, column, word), as two arrays of shape words × windows; then the
+    first window of each width, and for each level above the first how to build it from the one
+    below (the offset of the level below, the shift to the span that completes it, and how many
+    words it holds)."""
+    first: list[list[int]] = [[] for _ in range(words)]
+    second: list[list[int]] = [[] for _ in range(words)]
     starts: list[int] = []
     for width in range(1, columns + 1):
         level = width.bit_length() - 1
-        starts.append(len(first) // words)
+        starts.append(len(first[0]))
         for x in range(columns - width + 1):
             for word in range(words):
-                first.append((level * columns + x) * words + word)
-                second.append((level * columns + x + width - (1 << level)) * words + word)
-    return np.array(first), np.array(second), np.array(starts), columns.bit_length()
+                first[word].append((level * columns + x) * words + word)
+                second[word].append((level * columns + x + width - (1 << level)) * words + word)
+    size = columns * words
+    levels = tuple(
+        ((level - 1) * size, (1 << (level - 1)) * words, (columns - (1 << (level - 1))) * words)
+        for level in range(1, columns.bit_length())
+    )
+    return np.array(first), np.array(second), np.array(starts), levels
+
+
+@cache
+def _window_columns(columns: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first and the last column of every window of adjacent columns (by width, then first
+    column), as :func:`_column_windows` orders them."""
+    lo = [x for width in range(1, columns + 1) for x in range(columns - width + 1)]
+    hi = [x + width - 1 for width in range(1, columns + 1) for x in range(columns - width + 1)]
+    return np.array(lo), np.array(hi)
 
 
 @cache

@@ -44,6 +44,8 @@ from meshsim.engine.allocation.allocator import (
 from meshsim.engine.allocation.boxes import (
     Box,
     TallestBoxes,
+    TallestByWidth,
+    keeps_windows,
     scan_positions,
     scan_start,
     scan_view,
@@ -96,6 +98,10 @@ class BoxAllocator(Allocator):
         self._by_columns = len(self.dims) == 2 and not any(self.wrap)
         self._tallest: TallestBoxes | None = None
         self._heights: np.ndarray | None = None
+        self._windows: TallestByWidth | None = None
+        """The window words behind :meth:`tallest_by_width`, kept while cells are only taken by
+        boxes :meth:`allocate` knows (``_taken``, applied when the heights are next asked)."""
+        self._taken: list[tuple[tuple[int, ...], Box]] = []
         self.releases = 0
         """How many times cells were released (or the occupancy changed otherwise than by taking
         cells): while it stays the same, a request that did not fit still does not."""
@@ -103,6 +109,11 @@ class BoxAllocator(Allocator):
         self._placements = PlacementMemo(self.remembers)
         self._fitting: set[tuple] = set()
         self._not_fitting: set[tuple] = set()
+        self._made: dict[tuple[int, ...], tuple[np.ndarray, tuple[int, ...], Box]] = {}
+        """The cell indices, start and box of the placements made since the occupancy last changed,
+        by their cells: :meth:`allocate` takes them instead of converting the tuple back."""
+        self._held: dict[int, tuple[tuple[int, ...], np.ndarray]] = {}
+        """Per running job, its cells and their indices, for :meth:`release`."""
 
     # ------------------------------------------------------------------ occupancy
 
@@ -124,8 +135,11 @@ class BoxAllocator(Allocator):
         self._table = None
         self._tallest = None
         self._heights = None
+        self._windows = None
+        self._taken = []
         self._masks.clear()
         self._answers.clear()
+        self._made.clear()
         if taken is not False:
             self._fit.fill(0)
             self._fitting.clear()
@@ -285,7 +299,15 @@ class BoxAllocator(Allocator):
         """The tallest free box of every width now, on a 2D mesh without wrap-around
         (:func:`~meshsim.engine.allocation.boxes.tallest_by_width`), kept for the occupancy."""
         if self._heights is None:
-            self._heights = tallest_by_width(self.busy())
+            if not keeps_windows(*self.dims):
+                self._heights = tallest_by_width(self.busy())
+                return self._heights
+            if self._windows is None:
+                self._windows = TallestByWidth(self.busy())
+            for start, box in self._taken:
+                self._windows.take(start, box)
+            self._taken.clear()
+            self._heights = self._windows.heights()
         return self._heights
 
     def request_fits(self) -> RequestFits:
@@ -327,25 +349,35 @@ class BoxAllocator(Allocator):
             if answer is UNKNOWN:
                 answer = None
                 volume = request.volume
-                candidates = []
-                for box in boxes:
-                    mask = self._free_now(box)
-                    if mask is not None:
-                        candidates.append((box, mask))
-                if not candidates:
+                picked = self.pick(boxes, busy)
+                if picked is None:
                     volume, candidates = self._grown(job, volume, self._free, self._free_now)
-                if candidates:
-                    box, start = self.choose(candidates, busy)
-                    answer = self._placement(box, start, volume)
+                    if candidates:
+                        picked = self.choose(candidates, busy)
+                if picked is not None:
+                    answer = self._placement(*picked, volume)
                 self._placements.keep(memo, answer)
         self._answers[key] = answer
         (self._not_fitting if answer is None else self._fitting).add(key)
         return answer
 
+    def pick(self, boxes: list[Box], busy: np.ndarray) -> tuple[Box, tuple[int, ...]] | None:
+        """The allocator's pick among ``boxes`` on the current occupancy ``busy``: :meth:`choose`
+        among those free somewhere now; None when none is."""
+        candidates = []
+        for box in boxes:
+            mask = self._free_now(box)
+            if mask is not None:
+                candidates.append((box, mask))
+        return self.choose(candidates, busy) if candidates else None
+
     def _placement(self, box: Box, start: Sequence[int], volume: int) -> Placement:
         cells = self.cells_of(start, box)
-        where = ",".join(str(int(s)) for s in start)
-        return Placement(tuple(cells.tolist()), volume, f"({where}) {'x'.join(map(str, box))}")
+        at = tuple(int(s) for s in start)
+        where = ",".join(map(str, at))
+        placement = Placement(tuple(cells.tolist()), volume, f"({where}) {'x'.join(map(str, box))}")
+        self._made[placement.cells] = (cells, at, box)
+        return placement
 
     def choose(
         self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray
@@ -358,13 +390,25 @@ class BoxAllocator(Allocator):
 
     def allocate(self, job: Job, placement: Placement) -> None:
         cells = placement.cells
-        self._owner.reshape(-1)[np.fromiter(cells, np.intp, len(cells))] = job.index
+        made = self._made.get(cells)
+        index = np.fromiter(cells, np.intp, len(cells)) if made is None else made[0]
+        self._held[job.index] = (cells, index)
+        self._owner.reshape(-1)[index] = job.index
         self._free -= len(cells)
+        windows, taken = self._windows, self._taken
         self._changed(taken=True)
+        if windows is not None and made is not None:  # a box taken: the windows follow it
+            taken.append((made[1], made[2]))
+            self._windows, self._taken = windows, taken
 
     def release(self, job: Job, placement: Placement) -> None:
         cells = placement.cells
-        self._owner.reshape(-1)[np.fromiter(cells, np.intp, len(cells))] = FREE
+        held = self._held.pop(job.index, None)
+        if held is not None and held[0] is cells:
+            index = held[1]
+        else:
+            index = np.fromiter(cells, np.intp, len(cells))
+        self._owner.reshape(-1)[index] = FREE
         self._free += len(cells)
         self._changed(taken=False)
 

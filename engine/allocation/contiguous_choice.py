@@ -18,7 +18,10 @@ and a boolean array over its start positions, true where the box is entirely fre
   (volume) in the machine; ties by scan order.
 
 Complexity of a choice: first/best fit and MPL add O(cells) numpy work per candidate box to the
-search (O(1) for a box the frontiers already answer); max-free-box adds, per candidate box, a search
+search (O(1) for a box the frontiers already answer; MPL on a 2D mesh without wrap-around reads its
+pick from the free cells of the edges in O(extent) integer operations,
+:mod:`~meshsim.engine.allocation.periphery`, and searches positions only when no edge position is
+free); max-free-box adds, per candidate box, a search
 over box shapes in decreasing volume, stopping when every position has found a shape that still
 fits: on a machine small enough to keep a bit set of every placement
 (:mod:`~meshsim.engine.allocation.box_bitsets`, BG/L's torus), O(placements × words) bit operations
@@ -45,6 +48,8 @@ from meshsim.engine.allocation.boxes import (
     window_sums,
 )
 from meshsim.engine.allocation.contiguous import BoxAllocator
+from meshsim.engine.allocation.free_bits import FreeBits
+from meshsim.engine.allocation.periphery import best_on_periphery
 from meshsim.engine.topology.machines import Machine
 
 
@@ -112,13 +117,50 @@ class MaximumPeripheralLength(BoxAllocator):
     name = "mpl"
     complexity = (
         "O(1) for a request or box already settled; else O(cells) numpy per box width "
-        "(2D mesh) or per box, plus O(cells) per box that fits"
+        "(2D mesh) or per box, plus O(cells) per box that fits (2D mesh: O(extent) integer "
+        "operations unless no edge position is free)"
     )
 
     def __init__(self, machine: Machine, rng: np.random.Generator, *, rotate: bool = False) -> None:
         super().__init__(machine, rng, rotate=rotate)
         self._periphery: dict[Box, np.ndarray] = {}
         """Each box's :func:`periphery_grid` in scan order, computed once."""
+        self._bits: FreeBits | None = None
+        """The free cells as integers for the current occupancy (None: not asked since it
+        changed); on a 2D mesh without wrap-around only."""
+
+    def _changed(self, *, taken: bool | None = None) -> None:
+        super()._changed(taken=taken)
+        self._bits = None
+
+    def pick(self, boxes: list[Box], busy: np.ndarray) -> tuple[Box, tuple[int, ...]] | None:
+        """:meth:`choose` among the free ``boxes``; on a 2D mesh without wrap-around read from the
+        edges' free cells (:func:`~meshsim.engine.allocation.periphery.best_on_periphery`), and
+        only when no box is free on the periphery from the first free box's free positions (its
+        first in scan order: every position there scores 0). The same pick: the first box of the
+        highest score, its first position of that score in scan order."""
+        if not self._by_columns:
+            return super().pick(boxes, busy)
+        best: tuple[int, Box, tuple[int, int]] | None = None
+        inner: Box | None = None
+        for box in boxes:
+            if not self._fits_box(box):
+                continue
+            if self._bits is None:
+                self._bits = FreeBits(~busy)
+            found = best_on_periphery(box, self.dims, self._bits)
+            if found is not None:
+                if best is None or found[0] > best[0]:
+                    best = (found[0], box, found[1])
+            elif best is None and inner is None:
+                inner = box
+        if best is not None:
+            return best[1], best[2]
+        if inner is None:
+            return None
+        mask = self._free_mask(inner)
+        assert mask is not None
+        return inner, scan_start(mask.shape, int(np.argmax(scan_view(mask))))
 
     def choose(
         self, candidates: list[tuple[Box, np.ndarray]], busy: np.ndarray

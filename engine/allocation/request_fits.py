@@ -37,10 +37,10 @@ class RequestFits:
     def __init__(self, allocator: BoxAllocator) -> None:
         self.allocator = allocator
         self._ids: dict[tuple, int] = {}
-        self._volumes: list[int] = []
-        self._box_ids: list[int] = []
-        self._box_widths: list[int] = []
-        self._box_heights: list[int] = []
+        self._volumes = _Column()
+        self._box_ids = _Column()
+        self._box_widths = _Column()
+        self._box_heights = _Column()
         self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._by_columns = len(allocator.dims) == 2 and not any(allocator.wrap)
         self._kept = np.zeros(0, dtype=bool)
@@ -111,10 +111,10 @@ class RequestFits:
         """Per request id its volume; per candidate box its request id, width and height."""
         if self._arrays is None:
             self._arrays = (
-                np.array(self._volumes, dtype=np.int64),
-                np.array(self._box_ids, dtype=np.int64),
-                np.array(self._box_widths, dtype=np.int64),
-                np.array(self._box_heights, dtype=np.int64),
+                self._volumes.values(),
+                self._box_ids.values(),
+                self._box_widths.values(),
+                self._box_heights.values(),
             )
         return self._arrays
 
@@ -122,3 +122,25 @@ class RequestFits:
         """:meth:`find` refused a job of ``request`` now: exclude it until cells are released."""
         if self._kept_at == self.allocator.releases and request < len(self._kept):
             self._kept[request] = False
+
+
+class _Column:
+    """A growing column of integers kept in one array of twice the room it last needed, so a new
+    request costs an item assignment, not a conversion of the whole column."""
+
+    def __init__(self) -> None:
+        self._array = np.zeros(64, dtype=np.int64)
+        self._length = 0
+
+    def __len__(self) -> int:
+        return self._length
+
+    def append(self, value: int) -> None:
+        if self._length == len(self._array):
+            self._array = np.concatenate([self._array, np.zeros_like(self._array)])
+        self._array[self._length] = value
+        self._length += 1
+
+    def values(self) -> np.ndarray:
+        """The column so far (a view: appending later does not change it, but may write past it)."""
+        return self._array[: self._length]

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from meshsim.engine.allocation import boxes
 from meshsim.engine.allocation.allocator import ALLOCATORS
-from meshsim.engine.allocation.boxes import TallestBoxes, tallest_by_width
+from meshsim.engine.allocation.boxes import TallestBoxes, TallestByWidth, tallest_by_width
+from meshsim.engine.allocation.request_fits import _Column
 from meshsim.engine.core.jobs import Job
 from meshsim.engine.core.policy import Policy
 from meshsim.engine.kernel.simulation import Simulation
@@ -51,6 +52,50 @@ def test_tallest_by_width_is_the_tallest_free_box_of_each_width(
     tallest = TallestBoxes(busy)
     assert heights[0] == 0
     assert heights[1:].tolist() == [tallest.tallest(w) for w in range(1, columns + 1)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.integers(1, 40),
+    st.integers(1, 70),
+    st.floats(0.0, 0.6),
+    st.integers(0, 2**32 - 1),
+)
+def test_kept_windows_follow_the_boxes_taken(columns, rows, busy_share, seed):
+    """:class:`TallestByWidth` updated box by box gives the heights computed from scratch on the
+    occupancy after each box, and so does the allocator that keeps it across starts."""
+    rng = np.random.default_rng(seed)
+    busy = rng.random((columns, rows)) < busy_share
+    kept = TallestByWidth(busy)
+    for _ in range(6):
+        w, h = int(rng.integers(1, columns + 1)), int(rng.integers(1, rows + 1))
+        x, y = int(rng.integers(0, columns - w + 1)), int(rng.integers(0, rows - h + 1))
+        busy[x : x + w, y : y + h] = True
+        kept.take((x, y), (w, h))
+        assert kept.heights().tolist() == tallest_by_width(busy).tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["mpl", "first-fit", "best-fit"]))
+def test_the_allocator_keeps_the_heights_of_its_occupancy(seed, name):
+    """Random starts and ends on mesh32, the heights asked between them: always those of the
+    occupancy then (the kept windows follow starts and are dropped at an end)."""
+    rng = np.random.default_rng(seed)
+    alloc = ALLOCATORS.get(name)(MESH32, rng)
+    running = {}
+    for index in range(40):
+        if running and rng.random() < 0.3:
+            gone = int(rng.choice(list(running)))
+            alloc.release(running[gone][0], running.pop(gone)[1])
+        else:
+            shape = (int(rng.integers(1, 20)), int(rng.integers(1, 20)))
+            job = Job(index, index + 1, 0.0, 1.0, 1.0, shape[0] * shape[1], 0, shape=shape)
+            placement = alloc.find(job)
+            if placement is not None:
+                alloc.allocate(job, placement)
+                running[index] = (job, placement)
+        if rng.random() < 0.7:
+            assert alloc.tallest_by_width().tolist() == tallest_by_width(alloc.busy()).tolist()
 
 
 def test_a_free_run_across_whole_words_is_one_run():
@@ -230,3 +275,17 @@ def test_a_candidate_refused_after_a_start_is_the_head_when_it_comes_first():
     each = _pass(discipline, copy.deepcopy(allocator), queue, "each")
     assert [index for index, _ in each[0]] == [1] and each[1] == 1
     assert _pass(discipline, copy.deepcopy(allocator), queue, "fitting") == each
+
+
+@settings(max_examples=50)
+@given(st.lists(st.integers(-(2**40), 2**40), max_size=300), st.integers(0, 300))
+def test_a_growing_column_holds_what_was_appended(values, seen_at):
+    """Request columns grow in place; a view taken earlier keeps what it held then."""
+    column, views = _Column(), []
+    for k, value in enumerate(values):
+        if k == seen_at:
+            views.append((column.values(), list(values[:k])))
+        column.append(value)
+    assert len(column) == len(values) and column.values().tolist() == values
+    for view, held in views:
+        assert view.tolist() == held
